@@ -1,0 +1,51 @@
+"""battlebench: a benchmark harness for Solitaire Battleship solvers and formulations.
+
+Glossary (these words are used with exactly these meanings in code, columns and reports):
+
+instance
+    One puzzle: board size, fleet, row/column clues (each an integer or unknown),
+    per-cell hints and the rules flag ``touching`` (may ships touch?).
+formulation
+    A way to model an instance for a solver: ``placement`` (one variable per ship
+    placement), ``cell`` (seven piece symbols per cell), ``ship-pairs`` (per-ship
+    placement variables with pairwise buffer conflicts).
+backend
+    A solver technology with its options: ``cpsat`` (OR-Tools CP-SAT), ``mip``
+    (Pyomo -> HiGHS), ``sat`` (python-sat).
+pair
+    backend x formulation x options, with a deterministic label such as
+    ``sat[encoding=totalizer,solver=cadical195]/placement``.
+task
+    ``solve`` (one board, or proof that none exists) or ``count K`` (distinct boards
+    up to K; K=2 certifies uniqueness; K=0 means all).
+run
+    One pair on one instance for one task, once (a noun; "execute" is the verb).
+campaign
+    A config expanded into runs.
+answer
+    What the solver said: boards found, whether its search was exhausted.
+termination
+    Why the run ended: completed, time limit, memory limit, crash.
+status
+    Classified from answer, termination and verdict by the pure ``classify()``:
+    ``sat``, ``unsat``, ``timeout``, ``memout``, ``error``, ``wrong``.
+verdict
+    What the independent verifier says of every returned board: ``ok`` or the first
+    violated rule and its cell.
+"""
+
+__version__ = "0.1.0"
+
+GLOSSARY = (
+    "instance",
+    "formulation",
+    "backend",
+    "pair",
+    "task",
+    "run",
+    "campaign",
+    "answer",
+    "termination",
+    "status",
+    "verdict",
+)

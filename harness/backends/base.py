@@ -1,0 +1,150 @@
+"""The backend contract: one module, one class, lazy solver imports.
+
+A backend compiles the shared abstract :class:`~harness.model.Model` for one
+formulation, then enumerates distinct boards (distinct *sets of ship cells*) up to a
+limit.  The contract is small on purpose:
+
+``name``, ``formulations``, ``options`` (declared, with defaults)
+    class attributes, readable without importing any solver;
+``versions()``
+    solver library versions (imports the solver);
+``__init__(model, formulation, options)``
+    cheap, no solver import;
+``build() -> ModelSize``
+    creates the native solver model (timed as ``build_s``);
+``enumerate(limit, time_limit_s) -> Answer``
+    finds up to ``limit`` distinct boards (``None``: all), blocking each found board
+    by its ship cells; ``exhausted`` is True only when the solver proved that no
+    further board exists (timed as ``solve_s``).
+
+Native solver objects carry a prefix (``cp_model``, ``pyo_model``, ``sat_solver``).
+Backends never verify boards; the caller sends every board to the verifier.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from harness.errors import UsageError
+from harness.model import Model
+from harness.puzzle.board import Board
+
+
+@dataclass(frozen=True)
+class Option:
+    """A declared backend option."""
+
+    default: Any
+    type: type
+    choices: tuple[Any, ...] | None = None
+    help: str = ""
+
+
+COMMON_OPTIONS: dict[str, Option] = {
+    "threads": Option(1, int, help="solver threads (where the solver has them)"),
+    "seed": Option(0, int, help="random seed passed to the solver"),
+}
+
+
+@dataclass(frozen=True)
+class ModelSize:
+    variables: int
+    constraints: int
+
+
+@dataclass
+class Answer:
+    """What the solver said."""
+
+    boards: list[Board] = field(default_factory=list)
+    exhausted: bool = False  # proven: no board beyond those returned
+    hit_limit: bool = False  # the solver stopped on its own time limit
+    solver_reported_s: float | None = None
+    detail: str = ""
+
+
+class Deadline:
+    """Wall-clock budget shared by the repeated solver calls of one enumeration."""
+
+    def __init__(self, seconds: float | None):
+        self.start = time.perf_counter()
+        self.seconds = seconds
+
+    def remaining(self) -> float | None:
+        if self.seconds is None:
+            return None
+        return max(self.seconds - (time.perf_counter() - self.start), 0.0)
+
+    def expired(self) -> bool:
+        rem = self.remaining()
+        return rem is not None and rem <= 0.0
+
+
+def _coerce(value: Any, typ: type) -> Any:
+    """Convert a command-line or config value to the declared type."""
+    if typ is bool and isinstance(value, str):
+        low = value.strip().lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(value)
+    if typ is int and isinstance(value, float) and not value.is_integer():
+        raise ValueError(value)
+    return typ(value)
+
+
+class Backend:
+    """Base class of every backend module's single class."""
+
+    name: ClassVar[str] = ""
+    formulations: ClassVar[tuple[str, ...]] = ()
+    options: ClassVar[dict[str, Option]] = {}
+
+    def __init__(self, model: Model, formulation: str, options: dict[str, Any] | None = None):
+        if formulation not in self.formulations:
+            raise UsageError(
+                f"backend {self.name!r} has no formulation {formulation!r} "
+                f"(choose from {', '.join(self.formulations)})"
+            )
+        self.model = model
+        self.formulation = formulation
+        self.opts = self.resolve_options(options or {})
+
+    @classmethod
+    def declared_options(cls) -> dict[str, Option]:
+        return {**COMMON_OPTIONS, **cls.options}
+
+    @classmethod
+    def resolve_options(cls, given: dict[str, Any]) -> dict[str, Any]:
+        """Defaults filled in, unknown names and bad values rejected."""
+        declared = cls.declared_options()
+        out = {k: o.default for k, o in declared.items()}
+        for key, value in given.items():
+            if key not in declared:
+                raise UsageError(
+                    f"backend {cls.name!r} has no option {key!r} (known: {', '.join(sorted(declared))})"
+                )
+            opt = declared[key]
+            try:
+                value = _coerce(value, opt.type)
+            except (TypeError, ValueError):
+                raise UsageError(f"option {key!r} of backend {cls.name!r} must be {opt.type.__name__}") from None
+            if opt.choices is not None and value not in opt.choices:
+                raise UsageError(
+                    f"option {key!r} of backend {cls.name!r} must be one of {', '.join(map(str, opt.choices))}"
+                )
+            out[key] = value
+        return out
+
+    @classmethod
+    def versions(cls) -> dict[str, str]:
+        raise NotImplementedError
+
+    def build(self) -> ModelSize:
+        raise NotImplementedError
+
+    def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
+        raise NotImplementedError

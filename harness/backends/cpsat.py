@@ -1,0 +1,299 @@
+"""The OR-Tools CP-SAT backend: placement and cell formulations, enumeration by blocking.
+
+``ortools`` is imported lazily inside methods (it cannot share a process with
+highspy); importing this module imports no solver.  Both formulations follow
+``docs/formulations.md``.  Enumeration adds the blocking constraint of each board
+found to the same ``cp_model`` and solves again; every call gets the remaining
+time of one :class:`~harness.backends.base.Deadline`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option
+from harness.errors import BackendError, BackendUnavailable
+from harness.puzzle.instance import Hint
+
+# The seven cell symbols of the cell formulation; WATER first ("~").
+SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")
+_T = {t: i for i, t in enumerate(SYMBOLS)}
+
+# CP-SAT status name -> its meaning for one solve call, per enumeration mode:
+# (blocking: one board per call, callback: enumerate_all_solutions in one call).
+STATUS_TABLE = {
+    "OPTIMAL": ("board", "exhausted"),
+    "FEASIBLE": ("board", "stopped"),
+    "INFEASIBLE": ("exhausted", "exhausted"),
+    "UNKNOWN": ("hit_limit", "hit_limit"),
+    "MODEL_INVALID": ("error", "error"),
+}
+_MODES = ("blocking", "callback")
+
+
+def _status_meaning(status: Any, mode: str) -> str:
+    name = getattr(status, "name", str(status))
+    try:
+        meaning = STATUS_TABLE[name][_MODES.index(mode)]
+    except KeyError:
+        raise BackendError(f"CP-SAT returned an unknown status {name!r}") from None
+    if meaning == "error":
+        raise BackendError(f"CP-SAT says the model is invalid ({name})")
+    return meaning
+
+
+def _cp():
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise BackendUnavailable(f"cannot import ortools: {exc}") from exc
+    return cp_model
+
+
+class CpSatBackend(Backend):
+    """OR-Tools CP-SAT on the ``placement`` and ``cell`` formulations."""
+
+    name = "cpsat"
+    formulations = ("placement", "cell")
+    options = {
+        "enumeration": Option(
+            "blocking", str, _MODES,
+            "blocking: add the blocking constraint and solve again; callback: one "
+            "enumerate_all_solutions call (one worker; touching instances use blocking)",
+        ),
+    }
+
+    def __init__(self, model, formulation, options=None):
+        super().__init__(model, formulation, options)
+        self.cp_model = None
+        self.cp_y: list[Any] = []  # y_p (placement) or w_p (cell): one literal per placement
+        self.cp_water: dict = {}  # cell -> z_{c,~} literal (cell formulation only)
+
+    @classmethod
+    def versions(cls) -> dict[str, str]:
+        _cp()
+        import ortools
+
+        return {"ortools": ortools.__version__}
+
+    # ------------------------------------------------------------------ build
+    def build(self) -> ModelSize:
+        cp_model = _cp()
+        self.cp_model = cp_model.CpModel()
+        if self.formulation == "placement":
+            self._build_placement()
+        else:
+            self._build_cell()
+        proto = self.cp_model.proto
+        return ModelSize(variables=len(proto.variables), constraints=len(proto.constraints))
+
+    def _build_placement(self) -> None:
+        cp_model = _cp()
+        m, md = self.model, self.cp_model
+        y = self.cp_y = [md.new_bool_var("") for _ in m.placements]
+        # Fleet: sum of y_p over by_length[L] = n_L.
+        for L, n in m.fleet.items():
+            lits = [y[i] for i in m.by_length[L]]
+            if n == 1:
+                md.add_exactly_one(lits)
+            else:
+                md.add(cp_model.LinearExpr.sum(lits) == n)
+        # Clues: sum over line cells of s_c = sum_p |p ∩ line| * y_p = clue.
+        for kind, idx, cells, clue in m.lines():
+            weight: dict[int, int] = {}
+            for cell in cells:
+                for i in m.cover[cell]:
+                    weight[i] = weight.get(i, 0) + 1
+            ids = list(weight)
+            md.add(cp_model.LinearExpr.weighted_sum([y[i] for i in ids], [weight[i] for i in ids]) == clue)
+        # No touching: at most one placement meets each window; touching: per cell.
+        if not m.instance.touching:
+            for _, ps in m.windows:
+                md.add_at_most_one([y[i] for i in ps])
+        else:
+            for ps in m.cover.values():
+                if len(ps) > 1:
+                    md.add_at_most_one([y[i] for i in ps])
+        # Hints: s_c = 1 on forced_ship (at most one placement covers a cell already).
+        for cell in sorted(m.forced_ship):
+            md.add_exactly_one([y[i] for i in m.cover[cell]])
+
+    def _build_cell(self) -> None:
+        cp_model = _cp()
+        m, md = self.model, self.cp_model
+        R, C = m.rows, m.cols
+        touching = m.instance.touching
+        z = {cell: [md.new_bool_var("") for _ in SYMBOLS] for cell in m.cells()}
+        self.cp_water = {cell: zs[0] for cell, zs in z.items()}
+        for zs in z.values():
+            md.add_exactly_one(zs)
+
+        def lits(cell, symbols):
+            """Literals 'cell holds one of symbols' (empty off the board: water)."""
+            r, c = cell
+            if not (0 <= r < R and 0 <= c < C):
+                return []
+            return [z[cell][_T[t]] for t in symbols]
+
+        def imply_any(cond, options):  # cond -> OR(options); empty options: not cond
+            md.add_bool_or(options).only_enforce_if(cond)
+
+        def imply_water(cond, cell):  # cond -> cell is water (nothing off the board)
+            w = lits(cell, "~")
+            if w:
+                md.add_implication(cond, w[0])
+
+        for (r, c), zs in z.items():
+            left, right, up, down = (r, c - 1), (r, c + 1), (r - 1, c), (r + 1, c)
+            zl, zr, zu, zd, zh = (zs[_T[t]] for t in "<>^v#")
+            # Piece stitching.
+            imply_any(zl, lits(right, "#>"))
+            imply_any(zr, lits(left, "<#"))
+            imply_any(zu, lits(down, "#v"))
+            imply_any(zd, lits(up, "^#"))
+            # '#': (A and B) or (Cv and D) as CNF (A|Cv)(A|D)(B|Cv)(B|D), no helper variable.
+            A, B, Cv, D = lits(left, "<#"), lits(right, "#>"), lits(up, "^#"), lits(down, "#v")
+            for p in (A, B):
+                for q in (Cv, D):
+                    imply_any(zh, p + q)
+            if touching:
+                continue
+            # No touching: orthogonal water around each piece.
+            for cell in (left, up, down):
+                imply_water(zl, cell)
+            for cell in (right, up, down):
+                imply_water(zr, cell)
+            for cell in (up, left, right):
+                imply_water(zu, cell)
+            for cell in (down, left, right):
+                imply_water(zd, cell)
+            for cell in (left, right, up, down):
+                imply_water(zs[_T["O"]], cell)
+            # '#' horizontal -> above/below water; vertical -> left/right water.  Given the
+            # stitching above this is: '#' never has a ship both beside and above/below.
+            for side in (left, right):
+                for vert in (up, down):
+                    ws, wv = lits(side, "~"), lits(vert, "~")
+                    if ws and wv:
+                        md.add_bool_or([ws[0], wv[0]]).only_enforce_if(zh)
+        if not touching:  # diagonals of every 2x2 window: s_a + s_b <= 1
+            for r in range(R - 1):
+                for c in range(C - 1):
+                    md.add_bool_or([z[(r, c)][0], z[(r + 1, c + 1)][0]])
+                    md.add_bool_or([z[(r, c + 1)][0], z[(r + 1, c)][0]])
+        # Ship lengths: w_p <-> AND of the placement's pieces.
+        w = self.cp_y = [md.new_bool_var("") for _ in m.placements]
+        for p in m.placements:
+            conj = [z[cell][_T[piece]] for cell, piece in zip(p.cells, p.pieces)]
+            md.add_bool_and(conj).only_enforce_if(w[p.index])
+            md.add_bool_or([~x for x in conj] + [w[p.index]])
+        for L, n in m.fleet.items():
+            md.add(cp_model.LinearExpr.sum([w[i] for i in m.by_length[L]]) == n)
+        # s_c = sum of w_p covering c, i.e. z_{c,~} + sum_p w_p = 1.
+        for cell, ps in m.cover.items():
+            md.add_exactly_one([z[cell][0]] + [w[i] for i in ps])
+        # Clues on s_c = 1 - z_{c,~}: sum of z_{c,~} = |line| - clue.
+        for kind, idx, cells, clue in m.lines():
+            md.add(cp_model.LinearExpr.sum([z[cell][0] for cell in cells]) == len(cells) - clue)
+        # Hints fix z_{c,t} (water, the piece) or s_c = 1 (unknown piece).
+        for cell, h in m.instance.hints.items():
+            if h is Hint.SHIP:
+                md.add_bool_or([~z[cell][0]])
+            else:
+                md.add_bool_or([z[cell][_T[h.value]]])
+
+    # -------------------------------------------------------------- enumerate
+    def _block(self, chosen: list[int]) -> None:
+        """Add sum_{c in S} s_c <= |S| - 1 for the ship cells S of the board found."""
+        cp_model = _cp()
+        m, md = self.model, self.cp_model
+        cells = sorted({cell for i in chosen for cell in m.placements[i].cells})
+        if self.formulation == "cell":  # s_c = 1 - z_{c,~}: at least one cell of S is water
+            md.add_bool_or([self.cp_water[cell] for cell in cells])
+            return
+        weight: dict[int, int] = {}
+        for cell in cells:
+            for i in m.cover[cell]:
+                weight[i] = weight.get(i, 0) + 1
+        ids = list(weight)
+        md.add(
+            cp_model.LinearExpr.weighted_sum([self.cp_y[i] for i in ids], [weight[i] for i in ids])
+            <= len(cells) - 1
+        )
+
+    def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
+        cp_model = _cp()
+        if self.cp_model is None:
+            self.build()
+        deadline = Deadline(time_limit_s)
+        cp_solver = cp_model.CpSolver()
+        cp_solver.parameters.num_workers = int(self.opts["threads"])
+        cp_solver.parameters.random_seed = int(self.opts["seed"])
+        mode = self.opts["enumeration"]
+        if mode == "callback" and self.model.instance.touching:
+            mode = "blocking"  # one cell set may have several models: see the module docstring
+        if mode == "callback":
+            answer = self._enumerate_callback(cp_model, cp_solver, limit, deadline)
+        else:
+            answer = self._enumerate_blocking(cp_solver, limit, deadline)
+        return answer
+
+    def _chosen(self, value) -> list[int]:
+        return [i for i, lit in enumerate(self.cp_y) if value(lit)]
+
+    def _enumerate_blocking(self, cp_solver, limit, deadline) -> Answer:
+        answer = Answer(solver_reported_s=0.0)
+        calls = 0
+        while limit is None or len(answer.boards) < limit:
+            remaining = deadline.remaining()
+            if remaining is not None:
+                if remaining <= 0.0:
+                    answer.hit_limit = True
+                    break
+                cp_solver.parameters.max_time_in_seconds = remaining
+            status = cp_solver.solve(self.cp_model)
+            calls += 1
+            answer.solver_reported_s += cp_solver.wall_time
+            meaning = _status_meaning(status, "blocking")
+            if meaning == "exhausted":
+                answer.exhausted = True
+                break
+            if meaning == "hit_limit":
+                answer.hit_limit = True
+                break
+            chosen = self._chosen(cp_solver.boolean_value)
+            answer.boards.append(self.model.board_from(chosen))
+            self._block(chosen)
+        answer.detail = f"blocking: {calls} CP-SAT call(s), {self.opts['threads']} worker(s)"
+        return answer
+
+    def _enumerate_callback(self, cp_model, cp_solver, limit, deadline) -> Answer:
+        backend = self
+        boards: list = []
+        seen: set = set()
+
+        class Collector(cp_model.CpSolverSolutionCallback):
+            stopped = False
+
+            def on_solution_callback(self) -> None:
+                board = backend.model.board_from(backend._chosen(self.boolean_value))
+                if board.cells not in seen:
+                    seen.add(board.cells)
+                    boards.append(board)
+                if limit is not None and len(boards) >= limit:
+                    self.stopped = True
+                    self.stop_search()
+
+        cp_solver.parameters.enumerate_all_solutions = True
+        cp_solver.parameters.num_workers = 1  # CP-SAT enumerates completely only with one worker
+        remaining = deadline.remaining()
+        if remaining is not None:
+            cp_solver.parameters.max_time_in_seconds = remaining
+        collector = Collector()
+        status = cp_solver.solve(self.cp_model, collector)
+        meaning = _status_meaning(status, "callback")
+        answer = Answer(boards=boards, solver_reported_s=cp_solver.wall_time)
+        answer.exhausted = meaning == "exhausted"
+        answer.hit_limit = meaning == "hit_limit" or (meaning == "stopped" and not collector.stopped)
+        answer.detail = f"callback: 1 CP-SAT call, 1 worker, {len(boards)} board(s)"
+        return answer

@@ -1,0 +1,60 @@
+"""A scripted backend for testing the harness itself: answer, sleep, spin, crash, hog.
+
+It has no solver: ``mode`` says what to do.  ``answer`` returns the boards listed in
+the instance's ``meta["fake_boards"]`` (or ``meta["planted"]``) as they are, right or
+wrong, so the verifier and ``classify`` can be tested; the other modes misbehave on
+purpose so that limits and crash handling can be tested.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import ClassVar
+
+from harness.backends.base import Answer, Backend, ModelSize, Option
+from harness.errors import BackendError
+from harness.puzzle.board import Board
+
+
+class FakeBackend(Backend):
+    name: ClassVar[str] = "fake"
+    formulations: ClassVar[tuple[str, ...]] = ("placement", "cell")
+    options: ClassVar[dict[str, Option]] = {
+        "mode": Option("answer", str, ("answer", "sleep", "spin", "crash", "raise", "exit", "hog")),
+        "seconds": Option(1.0, float, help="how long to sleep or spin"),
+        "megabytes": Option(0, int, help="how much memory to allocate (mode hog)"),
+        "exhausted": Option(True, bool, help="claim the search was exhausted"),
+    }
+
+    @classmethod
+    def versions(cls) -> dict[str, str]:
+        return {"fake": "1"}
+
+    def build(self) -> ModelSize:
+        return ModelSize(variables=len(self.model.placements), constraints=0)
+
+    def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
+        mode = self.opts["mode"]
+        if mode == "sleep":
+            time.sleep(self.opts["seconds"])  # ignores its time limit on purpose
+        elif mode == "spin":
+            end = time.perf_counter() + self.opts["seconds"]
+            while time.perf_counter() < end:
+                pass
+        elif mode == "raise":
+            raise BackendError("fake backend raised on request")
+        elif mode == "crash":
+            os.abort()
+        elif mode == "exit":
+            os._exit(3)
+        elif mode == "hog":
+            hog = bytearray(self.opts["megabytes"] * 1024 * 1024)
+            for i in range(0, len(hog), 4096):
+                hog[i] = 1
+        meta = self.model.instance.meta
+        rows = meta.get("fake_boards") or ([meta["planted"]] if "planted" in meta else [])
+        boards = [Board(tuple(b)) for b in rows]
+        if limit is not None:
+            boards = boards[:limit]
+        return Answer(boards=boards, exhausted=self.opts["exhausted"], solver_reported_s=0.0, detail=f"fake:{mode}")

@@ -1,0 +1,350 @@
+"""The MIP backend: the three formulations as Pyomo models, solved by HiGHS.
+
+Pyomo is imported lazily (pyomo's HiGHS interface loads highspy, which cannot share
+a process with OR-Tools).  The interface is ``pyomo.contrib.solver``'s persistent
+``Highs``: ``build()`` creates the Pyomo model and translates it to a ``highspy.Highs``
+object; ``enumerate()`` adds each blocking cut to both and re-solves without
+re-translating (automatic change detection is switched off; cuts are added by hand).
+
+Rows are first collected as plain tuples ``(lb, vars, coefs, ub)`` and turned into one
+indexed ``Constraint`` of ``LinearExpression`` objects; all variables are handed to
+HiGHS in one call before the rows (the interface otherwise adds them row by row).
+Rows with one term become variable bounds.  It is a feasibility model (no objective).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, ClassVar
+
+from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option
+from harness.errors import BackendError
+
+SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")
+_S = {t: k for k, t in enumerate(SYMBOLS)}
+
+
+def _termination_table() -> dict[Any, str]:
+    """ONE table: Pyomo termination condition -> what enumerate() does with it."""
+    from pyomo.contrib.solver.common.results import TerminationCondition as TC
+
+    return {
+        TC.convergenceCriteriaSatisfied: "board",
+        TC.provenInfeasible: "exhausted",
+        # every variable is bounded, so "infeasible or unbounded" can only be infeasible
+        TC.infeasibleOrUnbounded: "exhausted",
+        TC.maxTimeLimit: "limit",
+    }
+
+
+class MipBackend(Backend):
+    name: ClassVar[str] = "mip"
+    formulations: ClassVar[tuple[str, ...]] = ("placement", "cell", "ship-pairs")
+    options: ClassVar[dict[str, Option]] = {
+        "symmetry": Option(
+            False, bool, (False, True),
+            help="ship-pairs only: order ships of equal length by placement index",
+        ),
+    }
+
+    @classmethod
+    def versions(cls) -> dict[str, str]:
+        import highspy
+        import pyomo.version
+
+        h = highspy.Highs()
+        return {
+            "pyomo": pyomo.version.version,
+            "highs": f"{h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}",
+        }
+
+    def __init__(self, model, formulation, options=None):
+        super().__init__(model, formulation, options)
+        self.pyo_model: Any = None
+        self.pyo_solver: Any = None
+        self._infeasible = False  # a row without terms that cannot hold
+        self._n_rows = 0
+
+    # ------------------------------------------------------------------ build
+    def build(self) -> ModelSize:
+        import pyomo.environ as pyo
+        from pyomo.contrib.solver.solvers.highs import Highs
+
+        m = self.model
+        M = self.pyo_model = pyo.ConcreteModel(name=f"battleship-{self.formulation}")
+        if self.formulation == "placement":
+            M.pyo_y = pyo.Var(range(len(m.placements)), domain=pyo.Binary)
+            self._y = [M.pyo_y[i] for i in range(len(m.placements))]
+            rows = self._placement_rows()
+        elif self.formulation == "cell":
+            n = m.rows * m.cols
+            M.pyo_z = pyo.Var(range(7 * n), domain=pyo.Binary)
+            M.pyo_hv = pyo.Var(range(2 * n), domain=pyo.Binary)  # '#' horizontal / vertical
+            M.pyo_w = pyo.Var(range(len(m.placements)), domain=pyo.Binary)
+            self._z = [M.pyo_z[i] for i in range(7 * n)]
+            self._hv = [M.pyo_hv[i] for i in range(2 * n)]
+            self._w = [M.pyo_w[i] for i in range(len(m.placements))]
+            rows = self._cell_rows()
+        else:
+            self._ships = [L for L, n in m.fleet.items() for _ in range(n)]
+            keys = [(k, p) for k, L in enumerate(self._ships) for p in m.by_length[L]]
+            M.pyo_x = pyo.Var(range(len(keys)), domain=pyo.Binary)
+            self._x = {key: M.pyo_x[i] for i, key in enumerate(keys)}
+            rows = self._pairs_rows()
+
+        rows = self._to_bounds(rows)
+        opt = self.pyo_solver = Highs()
+        for key in ("check_for_new_or_removed_constraints", "check_for_new_or_removed_vars",
+                    "check_for_new_or_removed_params", "check_for_new_objective", "update_constraints",
+                    "update_vars", "update_parameters", "update_named_expressions", "update_objective"):
+            setattr(opt.config.auto_updates, key, False)
+        opt.set_instance(M)  # variables only so far: no rows, no objective
+        variables = list(M.component_data_objects(pyo.Var, descend_into=True))
+        opt.add_variables(variables)  # one call instead of one per row
+
+        from pyomo.core.expr.numeric_expr import LinearExpression
+
+        def rule(_, k):
+            lb, vs, cs, ub = rows[k]
+            expr = LinearExpression(vs) if cs is None else LinearExpression(
+                constant=0, linear_coefs=cs, linear_vars=vs)
+            return (lb, expr, ub)
+
+        M.pyo_rows = pyo.Constraint(range(len(rows)), rule=rule)
+        opt.add_constraints(list(M.pyo_rows.values()))
+        M.pyo_cuts = pyo.ConstraintList()
+        self._n_rows = len(rows)
+        return ModelSize(variables=len(variables), constraints=len(rows))
+
+    def _to_bounds(self, rows: list[tuple]) -> list[tuple]:
+        """Rows with no term are checked; rows with one term become variable bounds."""
+        out = []
+        for row in rows:
+            lb, vs, cs, ub = row
+            if len(vs) > 1:
+                out.append(row)
+                continue
+            if not vs:
+                if (lb is not None and lb > 0) or (ub is not None and ub < 0):
+                    self._infeasible = True
+                continue
+            if cs is not None and cs[0] != 1:
+                out.append(row)
+                continue
+            v = vs[0]
+            if lb is not None and lb > v.lb:
+                v.setlb(lb)
+            if ub is not None and ub < v.ub:
+                v.setub(ub)
+            if v.lb > v.ub:
+                self._infeasible = True
+        return out
+
+    def _placement_rows(self) -> list[tuple]:
+        m, y = self.model, self._y
+        rows: list[tuple] = []
+        for L, n in m.fleet.items():
+            rows.append((n, [y[p] for p in m.by_length[L]], None, n))
+        for _, _, cells, clue in m.lines():
+            rows.append((clue, [y[p] for c in cells for p in m.cover[c]], None, clue))
+        groups = (ps for _, ps in m.windows) if not m.instance.touching else m.cover.values()
+        rows.extend((None, [y[p] for p in ps], None, 1) for ps in groups if len(ps) > 1)
+        for c in sorted(m.forced_ship):
+            rows.append((1, [y[p] for p in m.cover[c]], None, 1))
+        return rows
+
+    def _cell_rows(self) -> list[tuple]:
+        m, z, hv, w = self.model, self._z, self._hv, self._w
+        R, C = m.rows, m.cols
+        touching = m.instance.touching
+
+        def Z(cell, t):
+            return z[7 * (cell[0] * C + cell[1]) + _S[t]]
+
+        def nb(cell, dr, dc):
+            r, c = cell[0] + dr, cell[1] + dc
+            return (r, c) if 0 <= r < R and 0 <= c < C else None
+
+        def water(cells):  # on-board cells of the list, as their water symbols
+            return [Z(c, "~") for c in cells if c is not None]
+
+        def implies(a, needed):  # k*a <= sum(needed): a -> every needed var is 1
+            if needed:
+                rows.append((None, [a] + needed, [len(needed)] + [-1] * len(needed), 0))
+
+        def implies_any(a, options, cell):  # a -> cell in options (cell off board: a = 0)
+            vs = [Z(cell, t) for t in options] if cell is not None else []
+            rows.append((None, [a] + vs, [1] + [-1] * len(vs), 0))
+
+        rows: list[tuple] = []
+        for r in range(R):
+            for c in range(C):
+                cell, i = (r, c), r * C + c
+                left, right, up, down = nb(cell, 0, -1), nb(cell, 0, 1), nb(cell, -1, 0), nb(cell, 1, 0)
+                rows.append((1, [Z(cell, t) for t in SYMBOLS], None, 1))
+                implies_any(Z(cell, "<"), "#>", right)
+                implies_any(Z(cell, ">"), "<#", left)
+                implies_any(Z(cell, "^"), "#v", down)
+                implies_any(Z(cell, "v"), "^#", up)
+                h, v = hv[2 * i], hv[2 * i + 1]
+                rows.append((0, [Z(cell, "#"), h, v], [1, -1, -1], 0))
+                for a, (n1, o1), (n2, o2) in ((h, (left, "<#"), (right, "#>")), (v, (up, "^#"), (down, "#v"))):
+                    vs = ([Z(n1, t) for t in o1] if n1 else []) + ([Z(n2, t) for t in o2] if n2 else [])
+                    rows.append((None, [a] + vs, [2] + [-1] * len(vs), 0))  # both sides
+                if touching:
+                    continue
+                implies(Z(cell, "<"), water([left, up, down]))
+                implies(Z(cell, ">"), water([right, up, down]))
+                implies(Z(cell, "^"), water([up, left, right]))
+                implies(Z(cell, "v"), water([down, left, right]))
+                implies(Z(cell, "O"), water([left, right, up, down]))
+                implies(h, water([up, down]))
+                implies(v, water([left, right]))
+        if not touching:
+            for cells, _ in m.windows:
+                if len(cells) == 4:
+                    a, b, c2, d = cells  # (r,c) (r,c+1) (r+1,c) (r+1,c+1)
+                    rows.append((1, [Z(a, "~"), Z(d, "~")], None, 2))  # s_a + s_d <= 1
+                    rows.append((1, [Z(b, "~"), Z(c2, "~")], None, 2))
+        for p in m.placements:  # w_p <-> all cells of p carry p's pieces
+            L = p.length
+            zs = [Z(cell, piece) for cell, piece in zip(p.cells, p.pieces)]
+            rows.append((None, [w[p.index]] + zs, [L] + [-1] * L, 0))
+            rows.append((None, zs + [w[p.index]], [1] * L + [-1], L - 1))
+        for cell, ps in m.cover.items():  # s_c = 1 - z_~ = sum of w_p covering c
+            rows.append((1, [Z(cell, "~")] + [w[p] for p in ps], None, 1))
+        for L, n in m.fleet.items():
+            rows.append((n, [w[p] for p in m.by_length[L]], None, n))
+        for _, _, cells, clue in m.lines():  # sum(1 - z_~) = clue
+            rows.append((len(cells) - clue, [Z(cell, "~") for cell in cells], None, len(cells) - clue))
+        for cell, hint in m.instance.hints.items():  # fix the symbol, or s_c = 1 (ship of unknown piece)
+            if hint.value == "*":
+                rows.append((0, [Z(cell, "~")], None, 0))
+            else:
+                rows.append((1, [Z(cell, hint.value)], None, 1))
+        for cell in m.forced_water:
+            rows.append((1, [Z(cell, "~")], None, 1))
+        return rows
+
+    def _pairs_rows(self) -> list[tuple]:
+        m, x, ships = self.model, self._x, self._ships
+        rows: list[tuple] = []
+        for k, L in enumerate(ships):
+            rows.append((1, [x[k, p] for p in m.by_length[L]], None, 1))
+        occ = self._pairs_occupancy()
+        for cell in m.cells():
+            if occ[cell]:
+                rows.append((None, occ[cell], None, 1))
+        for _, _, cells, clue in m.lines():
+            rows.append((clue, [v for c in cells for v in occ[c]], None, clue))
+        for c in sorted(m.forced_ship):
+            rows.append((1, occ[c], None, 1))
+        length = {p.index: p.length for p in m.placements}
+        by_len: dict[int, list[int]] = {}
+        for k, L in enumerate(ships):
+            by_len.setdefault(L, []).append(k)
+        for p, q in m.conflict_pairs():
+            for k in by_len[length[p]]:
+                for k2 in by_len[length[q]]:
+                    if k != k2:
+                        rows.append((None, [x[k, p], x[k2, q]], None, 1))
+        if self.opts["symmetry"]:
+            for ks in by_len.values():
+                for k, k2 in zip(ks, ks[1:]):  # index of ship k < index of ship k2
+                    ps = m.by_length[ships[k]]
+                    rows.append((None, [x[k, p] for p in ps] + [x[k2, p] for p in ps],
+                                 list(ps) + [-p for p in ps], -1))
+        return rows
+
+    def _pairs_occupancy(self) -> dict:
+        m, x = self.model, self._x
+        occ: dict = {cell: [] for cell in m.cells()}
+        for k, L in enumerate(self._ships):
+            for p in m.by_length[L]:
+                for cell in m.placements[p].cells:
+                    occ[cell].append(x[k, p])
+        return occ
+
+    # ------------------------------------------------------------------ solve
+    def _cut(self, board) -> tuple[list, list, int]:
+        """sum_{c in S} s_c <= |S| - 1 over the native variables (coefficients merged)."""
+        m, cells = self.model, sorted(board.cells)
+        if self.formulation == "cell":  # sum (1 - z_~) <= |S| - 1  <=>  sum z_~ >= 1
+            C = m.cols
+            return [self._z[7 * (r * C + c)] for r, c in cells], [-1] * len(cells), -1
+        if self.formulation == "placement":
+            count = Counter(p for c in cells for p in m.cover[c])
+            vs = [self._y[p] for p in count]
+        else:
+            count = Counter(key for c in cells for key in self._pairs_keys(c))
+            vs = [self._x[key] for key in count]
+        return vs, list(count.values()), len(cells) - 1
+
+    def _pairs_keys(self, cell):
+        m = self.model
+        return [(k, p) for k, L in enumerate(self._ships) for p in m.cover[cell] if m.placements[p].length == L]
+
+    def _chosen(self, values) -> list[int]:
+        if self.formulation == "placement":
+            return [p for p, v in enumerate(self._y) if values[v] > 0.5]
+        if self.formulation == "cell":
+            return [p for p, v in enumerate(self._w) if values[v] > 0.5]
+        return [p for (k, p), v in self._x.items() if values[v] > 0.5]
+
+    def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
+        if self.pyo_solver is None:
+            raise BackendError("enumerate() called before build()")
+        if self._infeasible:
+            return Answer(exhausted=True, solver_reported_s=0.0, detail="calls=0 (a bound row cannot hold)")
+        from pyomo.contrib.solver.common.results import SolutionStatus
+        from pyomo.core.expr.numeric_expr import LinearExpression
+
+        table = _termination_table()
+        deadline = Deadline(time_limit_s)
+        M, opt = self.pyo_model, self.pyo_solver
+        watched = self._y if self.formulation == "placement" else (
+            self._w if self.formulation == "cell" else list(self._x.values()))
+        answer = Answer(solver_reported_s=0.0)
+        calls = 0
+        while limit is None or len(answer.boards) < limit:
+            remaining = deadline.remaining()
+            if remaining is not None and remaining <= 0:
+                answer.hit_limit = True
+                break
+            res = opt.solve(
+                M, load_solutions=False, raise_exception_on_nonoptimal_result=False,
+                threads=self.opts["threads"], time_limit=remaining,
+                solver_options={"random_seed": self.opts["seed"], "output_flag": False,
+                                "mip_rel_gap": 0.0},
+            )
+            calls += 1
+            answer.solver_reported_s += self._solver_time(res)
+            outcome = table.get(res.termination_condition)
+            if outcome is None:
+                raise BackendError(f"HiGHS ended with termination condition {res.termination_condition!s}")
+            has_solution = res.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible)
+            if outcome == "exhausted":
+                answer.exhausted = True
+                break
+            if outcome == "limit" and not has_solution:
+                answer.hit_limit = True
+                break
+            values = res.solution_loader.get_vars(watched)
+            board = self.model.board_from(self._chosen(values))
+            answer.boards.append(board)
+            vs, cs, ub = self._cut(board)
+            con = M.pyo_cuts.add((None, LinearExpression(constant=0, linear_coefs=cs, linear_vars=vs), ub))
+            opt.add_constraints([con])
+            if outcome == "limit":
+                answer.hit_limit = True
+                break
+        answer.detail = f"calls={calls} rows={self._n_rows}+{len(M.pyo_cuts)} cuts"
+        return answer
+
+    @staticmethod
+    def _solver_time(res) -> float:
+        timer = res.timing_info.timer
+        try:
+            return float(timer.get_total_time("optimize"))
+        except Exception:  # noqa: BLE001 - an older timer API
+            return float(res.timing_info.wall_time or 0.0)

@@ -1,0 +1,269 @@
+"""The ``sat`` backend: the placement and cell formulations as CNF for python-sat.
+
+Variables come from one ``pysat.formula.IDPool`` (keys ``("y", p)``, ``("s", cell)``,
+``("z", cell, symbol)``, ``("h", cell)``, ``("w", p)``; auxiliary encoding variables
+are drawn from the same pool), cardinality constraints from ``pysat.card.CardEnc``
+(``encoding`` for fleet counts and line clues, ``amo`` for at-most-one constraints),
+and one incremental ``pysat.solvers.Solver`` enumerates boards: after each board the
+clause ``OR_{c in S} not s_c`` blocks its ship cells and the solver runs again.
+
+Options and their honest effects:
+
+* ``solver``: the python-sat solvers that run here *and* can respect a time limit
+  (lingeling has no limited solve, kissat404 aborts on incremental use, minisatgh and
+  cryptosat are not in this build).  CaDiCaL has no ``interrupt()`` in python-sat, so
+  its time limit is kept by solving in conflict-budget chunks sized from the measured
+  conflict rate (overrun ~0.25 s at most); every other solver is stopped by a
+  ``threading.Timer`` calling ``interrupt()`` (glucose4/gluecard4 honour it late).
+* ``threads``: accepted and recorded, ignored (these SAT solvers are single-threaded).
+* ``seed``: 0 keeps the clause order; any other value shuffles the clause order with
+  that seed, and CaDiCaL additionally receives it as its native ``seed`` option.
+* solver-reported time is python-sat's ``time_accum()`` (process CPU time of the
+  solve calls, ``use_timer=True``).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option
+from harness.errors import BackendError, BackendUnavailable
+
+SOLVERS = (
+    "cadical103", "cadical153", "cadical195", "cadical300", "ergo", "gluecard3", "gluecard4",
+    "glucose3", "glucose4", "glucose42", "maplechrono", "maplecm", "maplesat", "mergesat3",
+    "minicard", "minisat22", "minisatep",
+)
+BUDGET_SOLVERS = frozenset(("cadical103", "cadical153", "cadical195", "cadical300"))  # no interrupt()
+SEEDED_SOLVERS = frozenset(("cadical153", "cadical195", "cadical300"))  # configure({"seed": n})
+ENCODINGS = ("seqcounter", "sortnetwrk", "cardnetwrk", "totalizer", "mtotalizer", "kmtotalizer")
+AMO_ENCODINGS = ("pairwise", "ladder", "bitwise", "seqcounter", "totalizer")
+
+# python-sat's solve()/solve_limited() result -> what it means; anything else raises.
+_RESULT = {True: "sat", False: "unsat", None: "limit"}
+
+SYMBOLS = "~O<>^v#"
+# piece -> offsets of the orthogonal neighbours that must be water (no touching).
+_WATER_AROUND = {
+    "O": ((0, -1), (0, 1), (-1, 0), (1, 0)),
+    "<": ((0, -1), (-1, 0), (1, 0)),
+    ">": ((0, 1), (-1, 0), (1, 0)),
+    "^": ((-1, 0), (0, -1), (0, 1)),
+    "v": ((1, 0), (0, -1), (0, 1)),
+}
+# end piece -> (offset of the neighbour it continues into, symbols allowed there).
+_STITCH = {"<": ((0, 1), "#>"), ">": ((0, -1), "<#"), "^": ((1, 0), "#v"), "v": ((-1, 0), "^#")}
+
+
+def _result(value: Any) -> str:
+    try:
+        return _RESULT[value]
+    except (KeyError, TypeError):
+        raise BackendError(f"python-sat returned an unknown solve result {value!r}") from None
+
+
+class SatBackend(Backend):
+    name = "sat"
+    formulations = ("placement", "cell")
+    options = {
+        "solver": Option("cadical195", str, SOLVERS, "python-sat solver name"),
+        "encoding": Option("seqcounter", str, ENCODINGS, "CardEnc encoding of fleet counts and line clues"),
+        "amo": Option("seqcounter", str, AMO_ENCODINGS, "CardEnc encoding of at-most-one constraints"),
+    }
+
+    @classmethod
+    def versions(cls) -> dict[str, str]:
+        import pysat
+
+        return {"python-sat": pysat.__version__}
+
+    # ------------------------------------------------------------------ build
+    def build(self) -> ModelSize:
+        try:
+            from pysat.card import CardEnc, EncType
+            from pysat.formula import IDPool
+            from pysat.solvers import Solver
+        except ImportError as exc:
+            raise BackendUnavailable(f"python-sat cannot be imported: {exc}") from exc
+        self._card = CardEnc
+        self._enc = getattr(EncType, self.opts["encoding"])
+        self._amo_enc = getattr(EncType, self.opts["amo"])
+        self.sat_pool = IDPool()
+        self.sat_clauses: list[list[int]] = []
+        self.sat_w: dict[int, int] = {}  # placement index -> y_p / w_p variable
+        self.sat_s: dict[tuple[int, int], int] = {}  # cell -> literal of s_c
+        if self.formulation == "placement":
+            self._placement()
+        else:
+            self._cell()
+        seed = self.opts["seed"]
+        if seed:
+            random.Random(seed).shuffle(self.sat_clauses)
+        name = self.opts["solver"]
+        try:
+            self.sat_solver = Solver(name=name, use_timer=True)
+            if seed and name in SEEDED_SOLVERS:
+                self.sat_solver.configure({"seed": seed})
+            self.sat_solver.append_formula(self.sat_clauses)
+        except Exception as exc:  # noqa: BLE001 - a solver library failure
+            raise BackendError(f"python-sat solver {name!r} failed while loading the CNF: {exc}") from exc
+        return ModelSize(variables=self.sat_pool.top, constraints=len(self.sat_clauses))
+
+    def _false(self) -> None:
+        """Make the CNF unsatisfiable (a constraint no assignment can meet)."""
+        f = self.sat_pool.id(("false",))
+        self.sat_clauses += [[f], [-f]]
+
+    def _equals(self, lits: list[int], k: int) -> None:
+        if k > len(lits):
+            self._false()
+        else:
+            self.sat_clauses += self._card.equals(lits, k, vpool=self.sat_pool, encoding=self._enc).clauses
+
+    def _atmost_one(self, lits: list[int]) -> None:
+        if len(lits) > 1:
+            self.sat_clauses += self._card.atmost(lits, 1, vpool=self.sat_pool, encoding=self._amo_enc).clauses
+
+    def _common(self) -> None:
+        """Fleet counts on y_p/w_p, line clues and ship hints on s_c."""
+        m = self.model
+        for L, n in m.fleet.items():
+            self._equals([self.sat_w[p] for p in m.by_length[L]], n)
+        for _kind, _idx, cells, clue in m.lines():
+            self._equals([self.sat_s[c] for c in cells if c in self.sat_s], clue)
+        for cell in m.forced_ship:
+            if cell in self.sat_s:
+                self.sat_clauses.append([self.sat_s[cell]])
+            else:
+                self._false()
+
+    def _placement(self) -> None:
+        m, pool, cl = self.model, self.sat_pool, self.sat_clauses
+        y = self.sat_w = {p.index: pool.id(("y", p.index)) for p in m.placements}
+        for cell, ps in m.cover.items():
+            if not ps:
+                continue  # s_c is constant false: no variable
+            s = self.sat_s[cell] = pool.id(("s", cell))
+            cl.append([-s] + [y[p] for p in ps])  # s_c -> OR y_p
+            cl.extend([[-y[p], s] for p in ps])  # y_p -> s_c
+        if m.instance.touching:
+            for ps in m.cover.values():
+                self._atmost_one([y[p] for p in ps])
+        else:
+            for _cells, ps in m.windows:
+                self._atmost_one([y[p] for p in ps])
+        self._common()
+
+    def _cell(self) -> None:
+        m, pool, cl = self.model, self.sat_pool, self.sat_clauses
+        R, C = m.rows, m.cols
+        no_touch = not m.instance.touching
+        z = {(r, c): {t: pool.id(("z", (r, c), t)) for t in SYMBOLS} for r in range(R) for c in range(C)}
+
+        def at(cell: tuple[int, int], d: tuple[int, int]) -> dict[str, int] | None:
+            return z.get((cell[0] + d[0], cell[1] + d[1]))
+
+        for cell, zc in z.items():
+            self.sat_s[cell] = -zc["~"]
+            cl.append(list(zc.values()))  # exactly one symbol
+            self._atmost_one(list(zc.values()))
+            for piece, (d, allowed) in _STITCH.items():
+                nb = at(cell, d)
+                cl.append([-zc[piece]] + ([nb[t] for t in allowed] if nb else []))
+            left, right, up, down = at(cell, (0, -1)), at(cell, (0, 1)), at(cell, (-1, 0)), at(cell, (1, 0))
+            h = pool.id(("h", cell))  # orientation of a '#': true = horizontal
+            mid = -zc["#"]
+            cl.append([mid, -h] + ([left["<"], left["#"]] if left else []))
+            cl.append([mid, -h] + ([right["#"], right[">"]] if right else []))
+            cl.append([mid, h] + ([up["^"], up["#"]] if up else []))
+            cl.append([mid, h] + ([down["#"], down["v"]] if down else []))
+            if no_touch:
+                for piece, offsets in _WATER_AROUND.items():
+                    for d in offsets:
+                        nb = at(cell, d)
+                        if nb:
+                            cl.append([-zc[piece], nb["~"]])
+                for nb in (up, down):
+                    if nb:
+                        cl.append([mid, -h, nb["~"]])
+                for nb in (left, right):
+                    if nb:
+                        cl.append([mid, h, nb["~"]])
+        if no_touch:
+            for r in range(R - 1):
+                for c in range(C - 1):
+                    cl.append([z[(r, c)]["~"], z[(r + 1, c + 1)]["~"]])
+                    cl.append([z[(r, c + 1)]["~"], z[(r + 1, c)]["~"]])
+        for cell, hint in m.instance.hints.items():
+            # water and piece hints fix that symbol; SHIP only says "not water".
+            cl.append([-z[cell]["~"]] if hint.value == "*" else [z[cell][hint.value]])
+        # w_p <-> AND_{c in p} z_{c,piece}; s_c = SUM_{p ∋ c} w_p.
+        w = self.sat_w = {p.index: pool.id(("w", p.index)) for p in m.placements}
+        for p in m.placements:
+            lits = [z[c][t] for c, t in zip(p.cells, p.pieces)]
+            wp = w[p.index]
+            cl.extend([[-wp, lit] for lit in lits])
+            cl.append([wp] + [-lit for lit in lits])
+        for cell, ps in m.cover.items():
+            cl.append([z[cell]["~"]] + [w[p] for p in ps])
+            self._atmost_one([w[p] for p in ps])
+        self._common()
+
+    # ------------------------------------------------------------------ solve
+    def _solve(self, deadline: Deadline) -> Any:
+        solver = self.sat_solver
+        remaining = deadline.remaining()
+        if remaining is None:
+            return solver.solve()
+        if remaining <= 0.0:
+            return None
+        if self.opts["solver"] not in BUDGET_SOLVERS:
+            timer = threading.Timer(remaining, solver.interrupt)
+            timer.start()
+            try:
+                return solver.solve_limited(expect_interrupt=True)
+            finally:
+                timer.cancel()
+                timer.join()
+                solver.clear_interrupt()
+        budget = 2000
+        while True:
+            solver.conf_budget(budget)
+            t0 = time.perf_counter()
+            result = solver.solve_limited()
+            spent = max(time.perf_counter() - t0, 1e-4)
+            self._calls += 1
+            if result is not None:
+                return result
+            remaining = deadline.remaining()
+            if remaining <= 0.0:
+                return None
+            rate = budget / spent  # conflicts per second
+            budget = max(200, min(int(rate * min(remaining, 0.25)), 4 * budget))
+
+    def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
+        deadline = Deadline(time_limit_s)
+        answer = Answer()
+        self._calls = 0
+        solves = 0
+        while limit is None or len(answer.boards) < limit:
+            result = _result(self._solve(deadline))
+            solves += 1
+            if result == "limit":
+                answer.hit_limit = True
+                break
+            if result == "unsat":
+                answer.exhausted = True
+                break
+            values = self.sat_solver.get_model()
+            true = set(lit for lit in values if lit > 0)
+            board = self.model.board_from(sorted(p for p, v in self.sat_w.items() if v in true))
+            answer.boards.append(board)
+            self.sat_solver.add_clause([-self.sat_s[c] for c in board.cells])
+        answer.solver_reported_s = self.sat_solver.time_accum()
+        extra = f", {self._calls} budget chunks" if self._calls else ""
+        answer.detail = f"{self.opts['solver']}: {solves} solve calls{extra}"
+        return answer

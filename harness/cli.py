@@ -1,0 +1,200 @@
+"""The ``battlebench`` command line: solve, convert, backends."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from harness import __version__
+from harness.errors import InputError, UsageError
+
+
+def _parse_option(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    key, value = text.split("=", 1)
+    return key.strip(), value.strip()
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="battlebench",
+        description="Compare constraint solvers and formulations on Solitaire Battleship puzzles.",
+    )
+    p.add_argument("--version", action="version", version=f"battlebench {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("solve", help="solve instances with one backend x formulation pair")
+    s.add_argument("paths", nargs="+", metavar="PATH", help="instance files (.toml, .dzn, ascii, jolyonb)")
+    s.add_argument("--backend", "-b", default="cpsat", help="cpsat | mip | sat (default cpsat)")
+    s.add_argument("--formulation", "-f", default="placement", help="placement | cell | ship-pairs (default placement)")
+    s.add_argument("--count", "-k", type=int, default=None, metavar="K",
+                   help="count distinct boards up to K (2 certifies uniqueness, 0 = all)")
+    s.add_argument("--time-limit", "-t", type=float, default=None, metavar="S", help="seconds per instance")
+    s.add_argument("--threads", type=int, default=None, help="solver threads (where the solver has them)")
+    s.add_argument("--seed", type=int, default=None, help="random seed passed to the solver")
+    s.add_argument("--option", "-o", action="append", type=_parse_option, default=[], metavar="KEY=VALUE",
+                   help="backend option, e.g. -o solver=glucose4 -o encoding=totalizer")
+    s.add_argument("--format", default=None, help="input format if it cannot be told from the file")
+    s.add_argument("--json", action="store_true", help="one JSON object per instance per line")
+    s.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
+
+    c = sub.add_parser("convert", help="convert an instance between formats")
+    c.add_argument("src", metavar="IN")
+    c.add_argument("dst", metavar="OUT", help="output file, or - for standard output")
+    c.add_argument("--from", dest="src_format", default=None, help="input format (default: from the name)")
+    c.add_argument("--to", dest="dst_format", default=None, help="output format (default: from the name)")
+
+    b = sub.add_parser("backends", help="list backends, formulations, options and versions")
+    b.add_argument("--json", action="store_true")
+    return p
+
+
+def _error(msg: str) -> None:
+    print(f"battlebench: error: {msg}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "solve":
+            return _cmd_solve(args)
+        if args.command == "convert":
+            return _cmd_convert(args)
+        if args.command == "backends":
+            return _cmd_backends(args)
+    except InputError as exc:
+        _error(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    return 2  # pragma: no cover - argparse guarantees a command
+
+
+# --------------------------------------------------------------------------- solve
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from harness.backends.registry import check_pair
+    from harness.core.status import Task
+    from harness.puzzle.formats import read_instance
+    from harness.solve import IsolatedSolver, solve_in_process
+
+    cls = check_pair(args.backend, args.formulation)
+    options: dict[str, Any] = dict(args.option)
+    if args.threads is not None:
+        options["threads"] = args.threads
+    if args.seed is not None:
+        options["seed"] = args.seed
+    cls.resolve_options(options)  # unknown options fail before any work
+    if args.count is not None and args.count < 0:
+        raise UsageError("--count must be >= 0")
+    if args.time_limit is not None and args.time_limit <= 0:
+        raise UsageError("--time-limit must be > 0")
+    task = Task() if args.count is None else Task.count(args.count)
+
+    exit_code = 0
+    with IsolatedSolver() as isolated:
+        for path in args.paths:
+            try:
+                inst = read_instance(path, args.format)
+            except InputError as exc:  # report, keep going: nothing computed is lost
+                _error(str(exc))
+                exit_code = 2
+                continue
+            if args.in_process:
+                res = solve_in_process(inst, args.backend, args.formulation, task, options, args.time_limit)
+            else:
+                res = isolated.solve(inst, args.backend, args.formulation, task, options, args.time_limit)
+            if args.json:
+                out = res.to_json()
+                out["path"] = str(path)
+                print(json.dumps(out), flush=True)
+            else:
+                print(_render(inst, res), flush=True)
+            if not res.decided and exit_code == 0:
+                exit_code = 1
+    return exit_code
+
+
+def _render(inst: Any, res: Any) -> str:
+    from harness.core.status import Status
+
+    head = f"{inst.name}  {res.backend}/{res.formulation}  {res.task}  status: {res.status}"
+    if res.status is Status.SAT:
+        if res.task.startswith("count"):
+            head += f"  boards: {res.count}" + (" (exact)" if res.complete else " (at least)")
+            if res.task == "count-2":
+                head += "  unique" if (res.complete and res.count == 1) else "  not unique"
+    t = res.times
+    if "build_s" in t:
+        head += f"  build {t['build_s']:.3f} s  solve {t['solve_s']:.3f} s"
+    lines = [head]
+    if res.error:
+        lines.append(f"  error: {res.error}")
+    if res.detail and res.status is not Status.SAT:
+        lines.append(f"  {res.detail.splitlines()[0]}")
+    if res.status is Status.WRONG:
+        lines.extend(f"  verifier: {v}" for v in res.verdicts if not v.startswith("ok"))
+    if res.status is Status.SAT:
+        for i, board in enumerate(res.boards, 1):
+            if len(res.boards) > 1:
+                lines.append(f"board {i}:")
+            lines.append(_board_with_clues(inst, board))
+    return "\n".join(lines) + "\n"
+
+
+def _board_with_clues(inst: Any, board: Any) -> str:
+    def clue(v: int | None) -> str:
+        return "?" if v is None else str(v)
+
+    out = [" ".join(row) + "  " + clue(inst.row_clues[r]) for r, row in enumerate(board.rows)]
+    width = max(len(clue(v)) for v in inst.col_clues)
+    for k in range(width):
+        out.append(" ".join(clue(v).rjust(width)[k] for v in inst.col_clues))
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- convert
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from harness.puzzle.formats import FORMATS, detect_format, format_instance, read_instance, write_instance
+
+    for fmt in (args.src_format, args.dst_format):
+        if fmt is not None and fmt not in FORMATS:
+            raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    inst = read_instance(args.src, args.src_format)
+    if args.dst == "-":
+        sys.stdout.write(format_instance(inst, args.dst_format or "native"))
+        return 0
+    fmt = args.dst_format or detect_format(args.dst)
+    write_instance(inst, args.dst, fmt)
+    print(f"wrote {args.dst} ({fmt})", file=sys.stderr)
+    return 0
+
+
+# --------------------------------------------------------------------------- backends
+def _cmd_backends(args: argparse.Namespace) -> int:
+    from harness.backends.registry import BACKENDS, get_backend
+
+    rows = []
+    for name in BACKENDS:
+        cls = get_backend(name)
+        opts = {k: {"default": o.default, "choices": list(o.choices) if o.choices else None, "help": o.help}
+                for k, o in cls.declared_options().items()}
+        rows.append({"backend": name, "formulations": list(cls.formulations), "options": opts})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        print(f"{row['backend']}: formulations {', '.join(row['formulations'])}")
+        for k, o in row["options"].items():
+            choices = f" (choices: {', '.join(map(str, o['choices']))})" if o["choices"] else ""
+            print(f"    {k} = {o['default']}{choices}  {o['help']}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""The harness's own exception tree; third-party errors are mapped at the boundary.
+
+    HarnessError
+    +-- InputError                 bad user input; printed as one line, exit 2
+    |   +-- InstanceFormatError    an instance file cannot be read (file, place, problem)
+    |   +-- UsageError             an unknown backend, formulation, option or format
+    +-- BackendUnavailable         a solver library cannot be imported
+    +-- BackendError               a solver failed while building or solving
+"""
+
+from __future__ import annotations
+
+
+class HarnessError(Exception):
+    """Base of every error the harness raises on purpose."""
+
+
+class InputError(HarnessError):
+    """Bad user input: reported as a single line without a traceback."""
+
+
+class InstanceFormatError(InputError):
+    """An instance cannot be read or is invalid.
+
+    ``str(err)`` is ``"FILE:PLACE: PROBLEM"`` where PLACE names a line, key or cell.
+    """
+
+    def __init__(self, problem: str, *, file: str | None = None, place: str | None = None):
+        self.problem = problem
+        self.file = file
+        self.place = place
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        parts = [p for p in (self.file, self.place) if p]
+        prefix = ":".join(parts)
+        return f"{prefix}: {self.problem}" if prefix else self.problem
+
+    def located(self, file: str | None = None, place: str | None = None) -> "InstanceFormatError":
+        """Return a copy with the file (and place, if not yet known) filled in."""
+        return InstanceFormatError(
+            self.problem, file=self.file or file, place=self.place or place
+        )
+
+
+class UsageError(InputError):
+    """An unknown backend, formulation, option, format or malformed command line."""
+
+
+class BackendUnavailable(HarnessError):
+    """A backend's solver library cannot be imported in this process."""
+
+
+class BackendError(HarnessError):
+    """A solver failed while building or solving a model."""

@@ -1,0 +1,1 @@
+"""Puzzles: the instance, the board, file formats and the independent verifier."""

@@ -1,0 +1,41 @@
+"""classify() from a table of cases: no processes, no solvers."""
+
+import pytest
+
+from harness.core.status import Status, Task, Termination, classify
+
+C, L, T, M, X = (Termination.COMPLETED, Termination.SOLVER_LIMIT, Termination.TIMEOUT,
+                 Termination.MEMOUT, Termination.CRASH)
+SOLVE, COUNT2, ALL = Task(), Task.count(2), Task.count(0)
+
+CASES = [
+    # task, termination, boards, exhausted, verdicts_ok, expected
+    (SOLVE, C, 1, False, True, Status.SAT),
+    (SOLVE, C, 0, True, True, Status.UNSAT),
+    (SOLVE, L, 0, False, True, Status.TIMEOUT),
+    (SOLVE, L, 1, False, True, Status.SAT),  # found before the limit: decided
+    (SOLVE, C, 1, False, False, Status.WRONG),
+    (SOLVE, X, 1, False, False, Status.WRONG),  # a wrong board wins over a crash
+    (SOLVE, X, 0, False, True, Status.ERROR),
+    (SOLVE, M, 0, False, True, Status.MEMOUT),
+    (SOLVE, T, 1, False, True, Status.TIMEOUT),  # late answers are detail, not solves
+    (COUNT2, C, 1, True, True, Status.SAT),  # unique, proven
+    (COUNT2, L, 1, False, True, Status.TIMEOUT),  # uniqueness not proven
+    (COUNT2, C, 2, False, True, Status.SAT),  # two boards: not unique, decided
+    (COUNT2, C, 0, True, True, Status.UNSAT),
+    (ALL, C, 51, True, True, Status.SAT),
+    (ALL, L, 51, False, True, Status.TIMEOUT),
+]
+
+
+@pytest.mark.parametrize("task,term,n,exhausted,ok,expected", CASES)
+def test_classify(task, term, n, exhausted, ok, expected):
+    assert classify(task, term, n, exhausted, ok) is expected
+
+
+def test_task_validation():
+    with pytest.raises(ValueError):
+        Task("count", -1)
+    with pytest.raises(ValueError):
+        Task("enumerate", 1)
+    assert Task.count(0).limit is None and Task.count(2).label == "count-2"

@@ -1,0 +1,114 @@
+"""The battlebench command line as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from harness.cli import main
+from harness.puzzle.formats import read_instance, write_instance
+from harness.puzzle.instance import Hint, Instance
+
+JSON_KEYS = {"instance", "backend", "formulation", "status", "count", "complete", "boards", "times", "model",
+             "versions"}
+
+
+@pytest.fixture
+def puzzle(tmp_path):
+    inst = Instance(rows=3, cols=4, fleet={1: 1, 2: 1}, row_clues=(2, 0, 1), col_clues=(1, 1, 0, 1),
+                    hints={(0, 0): Hint.LEFT}, name="tiny")
+    path = tmp_path / "tiny.toml"
+    write_instance(inst, path, "native")
+    return path
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solve_prints_board_and_status(capsys, puzzle):
+    code, out, err = run(capsys, "solve", str(puzzle), "--count", "2")
+    assert code == 0, err
+    assert "status: sat" in out and "unique" in out and "not unique" not in out
+    assert "<>.." in out.replace(" ", "")
+
+
+def test_solve_json_has_the_documented_keys(capsys, puzzle):
+    code, out, _ = run(capsys, "solve", str(puzzle), "--json", "--backend", "sat", "--formulation", "cell",
+                       "--count", "2", "--time-limit", "30", "--seed", "3", "-o", "solver=glucose4")
+    assert code == 0
+    obj = json.loads(out.strip())
+    assert JSON_KEYS <= obj.keys()
+    assert obj["status"] == "sat" and obj["count"] == 1 and obj["complete"] is True
+    assert obj["boards"] == [["<>.O", "....", "...."]] or obj["boards"][0][0].startswith("<>")
+    assert {"build_s", "solve_s", "total_s"} <= obj["times"].keys()
+    assert obj["model"]["variables"] > 0 and obj["options"]["solver"] == "glucose4"
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--backend", "gurobi"], "unknown backend 'gurobi'"),
+    (["--formulation", "ship-pairs"], "no formulation 'ship-pairs'"),
+    (["-o", "colour=red"], "no option 'colour'"),
+    (["--count", "-1"], "--count must be >= 0"),
+])
+def test_usage_errors_are_one_line_and_exit_2(capsys, puzzle, argv, needle):
+    code, out, err = run(capsys, "solve", str(puzzle), *argv)
+    assert code == 2 and out == ""
+    assert needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_missing_and_broken_files_are_reported_and_the_rest_still_solved(capsys, puzzle, tmp_path):
+    broken = tmp_path / "broken.toml"
+    broken.write_text(puzzle.read_text().replace("[fleet]", "[fleet]\n0 = 3"))
+    code, out, err = run(capsys, "solve", str(tmp_path / "nope.toml"), str(broken), str(puzzle))
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 2 and "nope.toml" in lines[0] and "broken.toml" in lines[1]
+    assert "status: sat" in out  # the good file was still solved
+
+
+def test_undecided_instance_exits_1(capsys, puzzle):
+    code, out, _ = run(capsys, "solve", str(puzzle), "--backend", "fake", "-o", "exhausted=false")
+    assert code == 1 and "status: timeout" in out
+
+
+def test_wrong_board_is_never_shown_as_solved(capsys, tmp_path):
+    inst = Instance(rows=2, cols=3, fleet={1: 2}, row_clues=(None, None), col_clues=(None,) * 3,
+                    name="w", meta={"fake_boards": [["OO.", "..."]]})
+    path = tmp_path / "w.toml"
+    write_instance(inst, path, "native")
+    code, out, _ = run(capsys, "solve", str(path), "--backend", "fake", "--json")
+    obj = json.loads(out)
+    assert code == 1 and obj["status"] == "wrong" and obj["boards"] == []
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".dzn", ".toml"])
+def test_convert_round_trip(capsys, puzzle, tmp_path, suffix):
+    dst = tmp_path / f"copy{suffix}"
+    code, _, err = run(capsys, "convert", str(puzzle), str(dst))
+    assert code == 0, err
+    assert read_instance(dst).same_puzzle(read_instance(puzzle))
+
+
+def test_convert_refuses_what_a_format_cannot_express(capsys, tmp_path):
+    inst = Instance(rows=2, cols=2, fleet={1: 1}, row_clues=(None, 1), col_clues=(1, 0), name="u")
+    src = tmp_path / "u.toml"
+    write_instance(inst, src, "native")
+    code, out, err = run(capsys, "convert", str(src), str(tmp_path / "u.dzn"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "unknown" in err
+    assert not (tmp_path / "u.dzn").exists()
+
+
+def test_console_script_runs_without_solver_imports_at_startup():
+    # `battlebench backends` lists everything without importing any solver library
+    code = ("import sys; from harness.cli import main; main(['backends']); "
+            "bad = [m for m in ('ortools', 'highspy', 'pyomo', 'pysat') if m in sys.modules]; "
+            "assert not bad, bad")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "cpsat: formulations placement, cell" in proc.stdout
