@@ -170,7 +170,14 @@ def build_in_process(
 
 
 # --------------------------------------------------------------------------- workers
-_WORKER_FUNCTIONS = {"solve": solve_in_process, "build": build_in_process}
+def warm_up(backend: str) -> dict[str, str]:
+    """Import the backend's solver library so that no run's build time pays for it."""
+    from harness.backends.registry import get_backend
+
+    return _versions(get_backend(backend))
+
+
+_WORKER_FUNCTIONS = {"solve": solve_in_process, "build": build_in_process, "warm": warm_up}
 
 
 def _serve(conn: Any) -> None:
@@ -198,7 +205,11 @@ class _Worker:
         child.close()
 
     def call(self, fn: str, args: tuple, timeout: float | None) -> tuple[str, Any]:
-        self.conn.send((fn, args))
+        try:
+            self.conn.send((fn, args))
+        except (OSError, BrokenPipeError):
+            self.kill()
+            return ("crash", f"worker process died (exit code {self.proc.exitcode})")
         if not self.conn.poll(timeout):
             self.kill()
             return ("timeout", None)
@@ -266,6 +277,7 @@ class IsolatedSolver:
         worker = self._workers.get(backend)
         if worker is None or not worker.proc.is_alive():
             worker = self._workers[backend] = _Worker()
+            worker.call("warm", (backend,), 120)  # imports are not part of any run
         return worker
 
     def build(self, instance: Instance, backend: str, formulation: str,

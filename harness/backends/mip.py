@@ -22,6 +22,7 @@ from harness.errors import BackendError
 
 SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")
 _S = {t: k for k, t in enumerate(SYMBOLS)}
+_scheduler_threads: list[int] = []  # HiGHS's process-wide thread pool size, once started
 
 
 def _termination_table() -> dict[Any, str]:
@@ -102,13 +103,12 @@ class MipBackend(Backend):
         variables = list(M.component_data_objects(pyo.Var, descend_into=True))
         opt.add_variables(variables)  # one call instead of one per row
 
-        from pyomo.core.expr.numeric_expr import LinearExpression
+        from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression as Mono
 
-        def rule(_, k):
+        def rule(_, k):  # unit coefficients stay bare variables (cheaper to walk)
             lb, vs, cs, ub = rows[k]
-            expr = LinearExpression(vs) if cs is None else LinearExpression(
-                constant=0, linear_coefs=cs, linear_vars=vs)
-            return (lb, expr, ub)
+            args = vs if cs is None else [v if c == 1 else Mono((c, v)) for c, v in zip(cs, vs)]
+            return (lb, LinearExpression(args), ub)
 
         M.pyo_rows = pyo.Constraint(range(len(rows)), rule=rule)
         opt.add_constraints(list(M.pyo_rows.values()))
@@ -300,6 +300,7 @@ class MipBackend(Backend):
         from pyomo.core.expr.numeric_expr import LinearExpression
 
         table = _termination_table()
+        self._use_threads(self.opts["threads"])
         deadline = Deadline(time_limit_s)
         M, opt = self.pyo_model, self.pyo_solver
         watched = self._y if self.formulation == "placement" else (
@@ -314,8 +315,7 @@ class MipBackend(Backend):
             res = opt.solve(
                 M, load_solutions=False, raise_exception_on_nonoptimal_result=False,
                 threads=self.opts["threads"], time_limit=remaining,
-                solver_options={"random_seed": self.opts["seed"], "output_flag": False,
-                                "mip_rel_gap": 0.0},
+                solver_options={"random_seed": self.opts["seed"], "output_flag": False},
             )
             calls += 1
             answer.solver_reported_s += self._solver_time(res)
@@ -340,6 +340,15 @@ class MipBackend(Backend):
                 break
         answer.detail = f"calls={calls} rows={self._n_rows}+{len(M.pyo_cuts)} cuts"
         return answer
+
+    @staticmethod
+    def _use_threads(threads: int) -> None:
+        """HiGHS keeps one thread pool per process: restart it when the size changes."""
+        import highspy
+
+        if _scheduler_threads and _scheduler_threads[0] != threads:
+            highspy.Highs.resetGlobalScheduler(True)
+        _scheduler_threads[:] = [threads]
 
     @staticmethod
     def _solver_time(res) -> float:

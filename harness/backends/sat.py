@@ -229,25 +229,27 @@ class SatBackend(Backend):
                 timer.cancel()
                 timer.join()
                 solver.clear_interrupt()
-        budget = 2000
+        # CaDiCaL: conflict-budget chunks; each chunk aims at max(0.25 s, time spent so
+        # far in this call), at most half the remaining time (the last chunks shrink).
+        budget, started = 2000, time.perf_counter()
         while True:
             solver.conf_budget(budget)
             t0 = time.perf_counter()
             result = solver.solve_limited()
             spent = max(time.perf_counter() - t0, 1e-4)
-            self._calls += 1
+            self._chunks += 1
             if result is not None:
                 return result
             remaining = deadline.remaining()
             if remaining <= 0.0:
                 return None
-            rate = budget / spent  # conflicts per second
-            budget = max(200, min(int(rate * min(remaining, 0.25)), 4 * budget))
+            target = min(max(0.25, time.perf_counter() - started), remaining / 2 if remaining > 0.1 else remaining)
+            budget = max(200, min(int(budget / spent * target), 8 * budget))
 
     def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
         deadline = Deadline(time_limit_s)
         answer = Answer()
-        self._calls = 0
+        self._chunks = 0
         solves = 0
         while limit is None or len(answer.boards) < limit:
             result = _result(self._solve(deadline))
@@ -264,6 +266,6 @@ class SatBackend(Backend):
             answer.boards.append(board)
             self.sat_solver.add_clause([-self.sat_s[c] for c in board.cells])
         answer.solver_reported_s = self.sat_solver.time_accum()
-        extra = f", {self._calls} budget chunks" if self._calls else ""
+        extra = f", {self._chunks} budget chunks" if self._chunks else ""
         answer.detail = f"{self.opts['solver']}: {solves} solve calls{extra}"
         return answer
