@@ -66,6 +66,7 @@ def _result(value: Any) -> str:
 
 
 class SatBackend(Backend):
+    _first_budget = 2000  # conflicts in the first CaDiCaL chunk of a solve call
     name = "sat"
     formulations = ("placement", "cell")
     options = {
@@ -231,7 +232,7 @@ class SatBackend(Backend):
                 solver.clear_interrupt()
         # CaDiCaL: conflict-budget chunks; each chunk aims at max(0.25 s, time spent so
         # far in this call), at most half the remaining time (the last chunks shrink).
-        budget, started = 2000, time.perf_counter()
+        budget, started = self._first_budget, time.perf_counter()
         while True:
             solver.conf_budget(budget)
             t0 = time.perf_counter()
