@@ -171,10 +171,15 @@ def build_in_process(
 
 # --------------------------------------------------------------------------- workers
 def warm_up(backend: str) -> dict[str, str]:
-    """Import the backend's solver library so that no run's build time pays for it."""
+    """Import the backend's solver library (and the modules its first build and solve
+    load lazily) so that no run's build time pays for it."""
     from harness.backends.registry import get_backend
 
-    return _versions(get_backend(backend))
+    cls = get_backend(backend)
+    tiny = Instance(rows=1, cols=2, fleet={1: 1}, row_clues=(1,), col_clues=(None, None), name="warm-up")
+    for formulation in cls.formulations:
+        solve_in_process(tiny, backend, formulation, Task.count(0), time_limit_s=60)
+    return _versions(cls)
 
 
 _WORKER_FUNCTIONS = {"solve": solve_in_process, "build": build_in_process, "warm": warm_up}
