@@ -19,13 +19,20 @@ def _parse_option(text: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage dump), exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"battlebench: error: {message} (see {self.prog} --help)\n")
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="battlebench",
         description="Compare constraint solvers and formulations on Solitaire Battleship puzzles.",
     )
     p.add_argument("--version", action="version", version=f"battlebench {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("solve", help="solve instances with one backend x formulation pair")
     s.add_argument("paths", nargs="+", metavar="PATH", help="instance files (.toml, .dzn, ascii, jolyonb)")

@@ -112,3 +112,10 @@ def test_console_script_runs_without_solver_imports_at_startup():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "cpsat: formulations placement, cell" in proc.stdout
+
+
+@pytest.mark.parametrize("argv", [["solve"], ["solve", "x.toml", "--count", "abc"], ["frob"]])
+def test_command_line_errors_are_one_line(argv):
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", *argv], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("battlebench: error:")

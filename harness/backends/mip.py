@@ -21,7 +21,9 @@ from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option
 from harness.errors import BackendError
 
 SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")
-_S = {t: k for k, t in enumerate(SYMBOLS)}
+# No touching: the symbols whose neighbour on one side must be water, by side (the
+# rules of docs/formulations.md grouped by side; '#' needs none, see there).
+_WATER_SIDE = (((-1, 0), "^<>O"), ((1, 0), "v<>O"), ((0, -1), "<^vO"), ((0, 1), ">^vO"))
 _scheduler_threads: list[int] = []  # HiGHS's process-wide thread pool size, once started
 
 
@@ -78,14 +80,7 @@ class MipBackend(Backend):
             self._y = [M.pyo_y[i] for i in range(len(m.placements))]
             rows = self._placement_rows()
         elif self.formulation == "cell":
-            n = m.rows * m.cols
-            M.pyo_z = pyo.Var(range(7 * n), domain=pyo.Binary)
-            M.pyo_hv = pyo.Var(range(2 * n), domain=pyo.Binary)  # '#' horizontal / vertical
-            M.pyo_w = pyo.Var(range(len(m.placements)), domain=pyo.Binary)
-            self._z = [M.pyo_z[i] for i in range(7 * n)]
-            self._hv = [M.pyo_hv[i] for i in range(2 * n)]
-            self._w = [M.pyo_w[i] for i in range(len(m.placements))]
-            rows = self._cell_rows()
+            rows = self._cell_rows(M, pyo)
         else:
             self._ships = [L for L, n in m.fleet.items() for _ in range(n)]
             keys = [(k, p) for k, L in enumerate(self._ships) for p in m.by_length[L]]
@@ -153,77 +148,69 @@ class MipBackend(Backend):
             rows.append((1, [y[p] for p in m.cover[c]], None, 1))
         return rows
 
-    def _cell_rows(self) -> list[tuple]:
-        m, z, hv, w = self.model, self._z, self._hv, self._w
-        R, C = m.rows, m.cols
-        touching = m.instance.touching
+    def _cell_rows(self, M: Any, pyo: Any) -> list[tuple]:
+        """The cell model, sparse: ``z_{c,t}`` only where some kept placement puts ``t``.
 
-        def Z(cell, t):
-            return z[7 * (cell[0] * C + cell[1]) + _S[t]]
-
-        def nb(cell, dr, dc):
-            r, c = cell[0] + dr, cell[1] + dc
-            return (r, c) if 0 <= r < R and 0 <= c < C else None
-
-        def water(cells):  # on-board cells of the list, as their water symbols
-            return [Z(c, "~") for c in cells if c is not None]
-
-        def implies(a, needed):  # k*a <= sum(needed): a -> every needed var is 1
-            if needed:
-                rows.append((None, [a] + needed, [len(needed)] + [-1] * len(needed), 0))
-
-        def implies_any(a, options, cell):  # a -> cell in options (cell off board: a = 0)
-            vs = [Z(cell, t) for t in options] if cell is not None else []
-            rows.append((None, [a] + vs, [1] + [-1] * len(vs), 0))
+        A cell that no placement covers is water and has no variable; a row whose terms
+        are all such constants holds trivially and is left out.  The placement
+        indicators are linked by one equality per (cell, ship symbol),
+        ``z_{c,t} = sum of w_p over the placements giving c the piece t`` (see
+        docs/formulations.md): it implies the piece stitching, which is not stated again.
+        """
+        m = self.model
+        syms: dict[tuple[int, int], dict[str, list[int]]] = {}  # cell -> symbol -> placements
+        for p in m.placements:
+            for cell, piece in zip(p.cells, p.pieces):
+                d = syms.get(cell)
+                if d is None:
+                    d = syms[cell] = {}
+                ps = d.get(piece)
+                if ps is None:
+                    d[piece] = [p.index]
+                else:
+                    ps.append(p.index)
+        cells = sorted(syms)
+        keys = [(cell, t) for cell in cells for t in SYMBOLS if t == "~" or t in syms[cell]]
+        M.pyo_z = pyo.Var(range(len(keys)), domain=pyo.Binary)
+        M.pyo_w = pyo.Var(range(len(m.placements)), domain=pyo.Binary)
+        z = {key: M.pyo_z[i] for i, key in enumerate(keys)}
+        w = self._w = [M.pyo_w[i] for i in range(len(m.placements))]
+        zw = self._zw = {cell: z[cell, "~"] for cell in cells}  # s_c = 1 - z_{c,~}
 
         rows: list[tuple] = []
-        for r in range(R):
-            for c in range(C):
-                cell, i = (r, c), r * C + c
-                left, right, up, down = nb(cell, 0, -1), nb(cell, 0, 1), nb(cell, -1, 0), nb(cell, 1, 0)
-                rows.append((1, [Z(cell, t) for t in SYMBOLS], None, 1))
-                implies_any(Z(cell, "<"), "#>", right)
-                implies_any(Z(cell, ">"), "<#", left)
-                implies_any(Z(cell, "^"), "#v", down)
-                implies_any(Z(cell, "v"), "^#", up)
-                h, v = hv[2 * i], hv[2 * i + 1]
-                rows.append((0, [Z(cell, "#"), h, v], [1, -1, -1], 0))
-                for a, (n1, o1), (n2, o2) in ((h, (left, "<#"), (right, "#>")), (v, (up, "^#"), (down, "#v"))):
-                    vs = ([Z(n1, t) for t in o1] if n1 else []) + ([Z(n2, t) for t in o2] if n2 else [])
-                    rows.append((None, [a] + vs, [2] + [-1] * len(vs), 0))  # both sides
-                if touching:
-                    continue
-                implies(Z(cell, "<"), water([left, up, down]))
-                implies(Z(cell, ">"), water([right, up, down]))
-                implies(Z(cell, "^"), water([up, left, right]))
-                implies(Z(cell, "v"), water([down, left, right]))
-                implies(Z(cell, "O"), water([left, right, up, down]))
-                implies(h, water([up, down]))
-                implies(v, water([left, right]))
-        if not touching:
-            for cells, _ in m.windows:
-                if len(cells) == 4:
-                    a, b, c2, d = cells  # (r,c) (r,c+1) (r+1,c) (r+1,c+1)
-                    rows.append((1, [Z(a, "~"), Z(d, "~")], None, 2))  # s_a + s_d <= 1
-                    rows.append((1, [Z(b, "~"), Z(c2, "~")], None, 2))
-        for p in m.placements:  # w_p <-> all cells of p carry p's pieces
-            L = p.length
-            zs = [Z(cell, piece) for cell, piece in zip(p.cells, p.pieces)]
-            rows.append((None, [w[p.index]] + zs, [L] + [-1] * L, 0))
-            rows.append((None, zs + [w[p.index]], [1] * L + [-1], L - 1))
-        for cell, ps in m.cover.items():  # s_c = 1 - z_~ = sum of w_p covering c
-            rows.append((1, [Z(cell, "~")] + [w[p] for p in ps], None, 1))
+        for cell in cells:
+            d = syms[cell]
+            rows.append((1, [zw[cell]] + [z[cell, t] for t in d], None, 1))  # one symbol per cell
+            for t, ps in d.items():  # z_{c,t} = sum of w_p with piece_p(c) = t
+                rows.append((0, [w[p] for p in ps] + [z[cell, t]], [1] * len(ps) + [-1], 0))
         for L, n in m.fleet.items():
             rows.append((n, [w[p] for p in m.by_length[L]], None, n))
-        for _, _, cells, clue in m.lines():  # sum(1 - z_~) = clue
-            rows.append((len(cells) - clue, [Z(cell, "~") for cell in cells], None, len(cells) - clue))
+        if not m.instance.touching:
+            for cell in cells:  # symbols that need water on one side: sum of them <= z_{side,~}
+                d, (r, c) = syms[cell], cell
+                for (dr, dc), need in _WATER_SIDE:
+                    side = zw.get((r + dr, c + dc))  # None: off the board or always water
+                    if side is not None:
+                        vs = [z[cell, t] for t in need if t in d]
+                        if vs:
+                            rows.append((None, vs + [side], [1] * len(vs) + [-1], 0))
+            for win, _ in m.windows:  # both diagonals: s_a + s_b <= 1, i.e. z_{a,~} + z_{b,~} >= 1
+                if len(win) == 4:
+                    for a, b in ((win[0], win[3]), (win[1], win[2])):
+                        if a in zw and b in zw:
+                            rows.append((1, [zw[a], zw[b]], None, 2))
+        for _, _, line, clue in m.lines():  # sum over the line of (1 - z_~) = clue
+            vs = [zw[cell] for cell in line if cell in zw]
+            rows.append((len(vs) - clue, vs, None, len(vs) - clue))
         for cell, hint in m.instance.hints.items():  # fix the symbol, or s_c = 1 (ship of unknown piece)
-            if hint.value == "*":
-                rows.append((0, [Z(cell, "~")], None, 0))
+            if hint.value == "~":
+                if cell in zw:
+                    rows.append((1, [zw[cell]], None, 1))
+            elif hint.value == "*":
+                rows.append((0, [zw[cell]], None, 0) if cell in zw else (1, [], None, 1))
             else:
-                rows.append((1, [Z(cell, hint.value)], None, 1))
-        for cell in m.forced_water:
-            rows.append((1, [Z(cell, "~")], None, 1))
+                v = z.get((cell, hint.value))
+                rows.append((1, [v], None, 1) if v is not None else (1, [], None, 1))
         return rows
 
     def _pairs_rows(self) -> list[tuple]:
@@ -270,8 +257,7 @@ class MipBackend(Backend):
         """sum_{c in S} s_c <= |S| - 1 over the native variables (coefficients merged)."""
         m, cells = self.model, sorted(board.cells)
         if self.formulation == "cell":  # sum (1 - z_~) <= |S| - 1  <=>  sum z_~ >= 1
-            C = m.cols
-            return [self._z[7 * (r * C + c)] for r, c in cells], [-1] * len(cells), -1
+            return [self._zw[cell] for cell in cells], [-1] * len(cells), -1
         if self.formulation == "placement":
             count = Counter(p for c in cells for p in m.cover[c])
             vs = [self._y[p] for p in count]

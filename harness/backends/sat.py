@@ -66,7 +66,6 @@ def _result(value: Any) -> str:
 
 
 class SatBackend(Backend):
-    _first_budget = 2000  # conflicts in the first CaDiCaL chunk of a solve call
     name = "sat"
     formulations = ("placement", "cell")
     options = {
@@ -74,6 +73,8 @@ class SatBackend(Backend):
         "encoding": Option("seqcounter", str, ENCODINGS, "CardEnc encoding of fleet counts and line clues"),
         "amo": Option("seqcounter", str, AMO_ENCODINGS, "CardEnc encoding of at-most-one constraints"),
     }
+
+    _first_budget = 2000  # conflicts in the first CaDiCaL chunk of a solve call
 
     @classmethod
     def versions(cls) -> dict[str, str]:
@@ -111,7 +112,9 @@ class SatBackend(Backend):
             self.sat_solver.append_formula(self.sat_clauses)
         except Exception as exc:  # noqa: BLE001 - a solver library failure
             raise BackendError(f"python-sat solver {name!r} failed while loading the CNF: {exc}") from exc
-        return ModelSize(variables=self.sat_pool.top, constraints=len(self.sat_clauses))
+        size = ModelSize(variables=self.sat_pool.top, constraints=len(self.sat_clauses))
+        self.sat_clauses = []  # the solver holds them now
+        return size
 
     def _false(self) -> None:
         """Make the CNF unsatisfiable (a constraint no assignment can meet)."""

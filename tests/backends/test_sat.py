@@ -48,7 +48,7 @@ TINY = [
     _inst("s4x5-vertical", 4, 5, {1: 1, 3: 1}, (None,) * 4, (None,) * 5,
           hints={(0, 2): H.TOP, (3, 4): H.SUBMARINE, (2, 2): H.BOTTOM}),
     _inst("s4x6-right", 4, 6, {1: 1, 2: 1, 4: 1}, (None,) * 4, (None,) * 6,
-          hints={(1, 3): H.RIGHT, (3, 0): H.MIDDLE}),
+          hints={(1, 3): H.RIGHT, (3, 2): H.MIDDLE}),
     _inst("s1x8", 1, 8, {1: 1, 2: 1, 3: 1}, (6,), (None,) * 8),
     _inst("s6x1", 6, 1, {1: 1, 2: 1}, (None,) * 6, (3,)),
 ]
