@@ -70,6 +70,15 @@ class MipBackend(Backend):
 
     # ------------------------------------------------------------------ build
     def build(self) -> ModelSize:
+        from pyomo.common.gc_manager import PauseGC
+
+        # Pyomo allocates many small objects: with the cyclic collector running, its
+        # passes (over this model and the garbage of earlier ones) cost a third of the
+        # build or more.  Nothing here relies on it; it runs again afterwards.
+        with PauseGC():
+            return self._build()
+
+    def _build(self) -> ModelSize:
         import pyomo.environ as pyo
         from pyomo.contrib.solver.solvers.highs import Highs
 
@@ -154,8 +163,9 @@ class MipBackend(Backend):
         A cell that no placement covers is water and has no variable; a row whose terms
         are all such constants holds trivially and is left out.  The placement
         indicators are linked by one equality per (cell, ship symbol),
-        ``z_{c,t} = sum of w_p over the placements giving c the piece t`` (see
-        docs/formulations.md): it implies the piece stitching, which is not stated again.
+        ``z_{c,t} = sum of w_p over the placements giving c the piece t``; it implies the
+        piece stitching, and the diagonal rows imply the water rules of '#', so neither
+        is stated (docs/formulations.md gives the argument).
         """
         m = self.model
         syms: dict[tuple[int, int], dict[str, list[int]]] = {}  # cell -> symbol -> placements
@@ -172,8 +182,8 @@ class MipBackend(Backend):
         cells = sorted(syms)
         keys = [(cell, t) for cell in cells for t in SYMBOLS if t == "~" or t in syms[cell]]
         M.pyo_z = pyo.Var(range(len(keys)), domain=pyo.Binary)
-        M.pyo_w = pyo.Var(range(len(m.placements)), domain=pyo.Binary)
         z = {key: M.pyo_z[i] for i, key in enumerate(keys)}
+        M.pyo_w = pyo.Var(range(len(m.placements)), domain=pyo.Binary)
         w = self._w = [M.pyo_w[i] for i in range(len(m.placements))]
         zw = self._zw = {cell: z[cell, "~"] for cell in cells}  # s_c = 1 - z_{c,~}
 

@@ -119,6 +119,48 @@ def test_time_limit_is_reported_as_timeout(isolated):
     assert all(verify(inst, b).ok for b in res.boards)
 
 
+def test_cell_model_is_sparse(isolated):
+    """z_{c,t} only for symbols some kept placement gives c; uncovered cells have none."""
+    from harness.model import build_model
+
+    inst = _inst("sparse", 5, 6, {1: 2, 2: 1, 3: 1}, (2, 0, None, 2, None), (None, 1, 0, None, None, None),
+                 hints={(4, 5): H.WATER, (0, 0): H.SHIP})
+    m = build_model(inst)
+    pieces = {}
+    for p in m.placements:
+        for cell, piece in zip(p.cells, p.pieces):
+            pieces.setdefault(cell, set()).add(piece)
+    assert len(pieces) < inst.rows * inst.cols  # the zero clues and the water hint leave cells uncovered
+    size = isolated.build(inst, "mip", "cell")
+    assert size["variables"] == sum(1 + len(ts) for ts in pieces.values()) + len(m.placements)
+    res = isolated.solve(inst, "mip", "cell", Task.count(0), {}, 60)
+    _check(res, inst)
+    assert res.complete and res.count == count_boards(inst) > 0
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_hint_no_placement_can_give_still_builds(isolated, formulation):
+    # '<' in the last column: no kept placement puts it there (the precheck answers unsat)
+    inst = _inst("left-at-edge", 3, 3, {1: 1, 2: 1}, (None,) * 3, (None,) * 3, hints={(1, 2): H.LEFT})
+    res = isolated.solve(inst, "mip", formulation, Task(), {}, 60)
+    assert res.status is Status.UNSAT and res.complete, (res.error, res.detail)
+
+
+@pytest.mark.parametrize("unknown", [0.0, 0.5])
+@pytest.mark.parametrize("formulation", ["placement", "cell"])
+def test_big_board_build(isolated, formulation, unknown):
+    import random
+
+    from harness.puzzle.plant import default_fleet, instance_from_board, random_board
+
+    fleet = default_fleet(30, 20)
+    rng = random.Random(0)
+    inst = instance_from_board(random_board(30, 20, fleet, rng), fleet, rng=rng, unknown_clue_fraction=unknown)
+    res = isolated.build(inst, "mip", formulation)
+    assert res["constraints"] < 15 * 30 * 20  # cell: about 7,000 rows (20,000 before the sparse model)
+    assert res["build_s"] < 2.0  # target 0.5 s; generous for loaded test machines
+
+
 def test_options_and_import_are_lazy():
     cls = get_backend("mip")
     assert cls.formulations == FORMULATIONS
