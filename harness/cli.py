@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _cmd_solve(args: argparse.Namespace) -> int:
     from harness.backends.registry import check_pair
     from harness.core.status import Task
-    from harness.puzzle.formats import read_instance
+    from harness.puzzle.formats import FORMATS, read_instance
     from harness.solve import IsolatedSolver, solve_in_process
 
     cls = check_pair(args.backend, args.formulation)
@@ -99,8 +99,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     cls.resolve_options(options)  # unknown options fail before any work
     if args.count is not None and args.count < 0:
         raise UsageError("--count must be >= 0")
-    if args.time_limit is not None and args.time_limit <= 0:
-        raise UsageError("--time-limit must be > 0")
+    if args.time_limit is not None and not (0 < args.time_limit < 1e7):
+        raise UsageError("--time-limit must be a number of seconds > 0")
+    if args.format is not None and args.format not in FORMATS:
+        raise UsageError(f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})")
     task = Task() if args.count is None else Task.count(args.count)
 
     exit_code = 0
@@ -142,7 +144,7 @@ def _render(inst: Any, res: Any) -> str:
     lines = [head]
     if res.error:
         lines.append(f"  error: {res.error}")
-    if res.detail and res.status is not Status.SAT:
+    if res.detail and res.status is not Status.SAT and not res.error:
         lines.append(f"  {res.detail.splitlines()[0]}")
     if res.status is Status.WRONG:
         lines.extend(f"  verifier: {v}" for v in res.verdicts if not v.startswith("ok"))

@@ -59,12 +59,18 @@ class SolveResult:
         d = asdict(self)
         d["status"] = str(self.status)
         d["termination"] = str(self.termination)
-        # A board is shown as a solution only when it verified (status sat);
-        # otherwise boards stay as detail under "unverified_boards" / "verdicts".
-        shown = self.status is Status.SAT
-        d["boards"] = [b.to_json() for b in self.boards] if shown else []
-        if not shown and self.boards:
-            d["unverified_boards"] = [b.to_json() for b in self.boards]
+        # Boards are shown as the answer only when the task was decided with every
+        # board verified (status sat).  A wrong run's boards are kept as
+        # "rejected_boards" (see "verdicts"); boards found before a limit stopped an
+        # undecided run (verified, but not an answer to the task) as "partial_boards".
+        d["boards"] = [b.to_json() for b in self.boards] if self.status is Status.SAT else []
+        if self.boards and self.status is not Status.SAT:
+            key = "rejected_boards" if self.status is Status.WRONG else "partial_boards"
+            d[key] = [b.to_json() for b in self.boards]
+        for key in ("build_s", "solve_s", "total_s"):
+            d["times"].setdefault(key, None)  # null: the run ended before that phase
+        d["model"].setdefault("variables", None)
+        d["model"].setdefault("constraints", None)
         return d
 
 
@@ -256,7 +262,7 @@ class IsolatedSolver:
         time_limit_s: float | None = None,
     ) -> SolveResult:
         cls = check_pair(backend, formulation)  # usage errors before any process starts
-        cls.resolve_options(dict(options or {}))
+        resolved = cls.resolve_options(dict(options or {}))
         worker = self._worker(backend)
         hard = None if time_limit_s is None else time_limit_s + self.grace_s
         started = time.perf_counter()
@@ -270,7 +276,7 @@ class IsolatedSolver:
         status = Status.TIMEOUT if kind == "timeout" else Status.ERROR
         return SolveResult(
             instance=instance.name, backend=backend, formulation=formulation,
-            options=cls.resolve_options(dict(options or {})), task=task.label,
+            options=resolved, task=task.label,
             status=status, termination=termination,
             error="" if kind == "timeout" else str(payload),
             detail=f"killed after {hard:.1f} s (limit {time_limit_s} s + grace {self.grace_s} s)"
@@ -282,7 +288,10 @@ class IsolatedSolver:
         worker = self._workers.get(backend)
         if worker is None or not worker.proc.is_alive():
             worker = self._workers[backend] = _Worker()
-            worker.call("warm", (backend,), 120)  # imports are not part of any run
+            kind, _ = worker.call("warm", (backend,), 120)  # imports are not part of any run
+            if kind != "ok":  # let the run itself meet and report the problem
+                worker.close()
+                worker = self._workers[backend] = _Worker()
         return worker
 
     def build(self, instance: Instance, backend: str, formulation: str,

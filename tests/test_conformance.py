@@ -25,6 +25,10 @@ U = None  # unknown clue
 def _hand_made() -> list[Instance]:
     return [
         Instance(rows=1, cols=5, fleet={1: 1, 2: 1}, row_clues=(3,), col_clues=(U,) * 5, name="one-row"),
+        Instance(rows=1, cols=1, fleet={1: 1}, row_clues=(1,), col_clues=(1,), name="one-cell"),
+        Instance(rows=3, cols=4, fleet={1: 1, 2: 0, 3: 1}, row_clues=(U,) * 3, col_clues=(U,) * 4,
+                 hints={(1, 1): Hint.WATER}, name="zero-count-length"),
+        Instance(rows=3, cols=3, fleet={1: 1, 5: 1}, row_clues=(U,) * 3, col_clues=(U,) * 3, name="ship-too-long"),
         Instance(rows=3, cols=5, fleet={1: 1, 3: 1}, row_clues=(U, 1, U), col_clues=(1, U, U, U, 1),
                  hints={(0, 2): Hint.SHIP}, name="non-square"),
         Instance(rows=4, cols=4, fleet={1: 2, 2: 1}, row_clues=(U,) * 4, col_clues=(U,) * 4,

@@ -35,7 +35,7 @@ def test_board_failing_the_verifier_is_wrong_and_never_shown():
     assert res.status is Status.WRONG
     assert "touch" in res.verdicts[0]
     out = res.to_json()
-    assert out["boards"] == [] and out["unverified_boards"] == [list(TOUCHING)]
+    assert out["boards"] == [] and out["rejected_boards"] == [list(TOUCHING)]
 
 
 def test_one_wrong_board_among_good_ones_makes_the_run_wrong():
@@ -57,6 +57,8 @@ def test_no_board_and_exhausted_is_unsat_but_not_exhausted_is_timeout():
 def test_count_two_with_one_board_needs_proof_of_exhaustion():
     res = solve_in_process(tiny(), "fake", "placement", Task.count(2), {"exhausted": False})
     assert res.status is Status.TIMEOUT and not res.complete
+    out = res.to_json()
+    assert out["boards"] == [] and out["partial_boards"] == [list(GOOD)]
 
 
 def test_precheck_decides_unsat_without_the_backend():

@@ -40,11 +40,12 @@ class Option:
     type: type
     choices: tuple[Any, ...] | None = None
     help: str = ""
+    minimum: int | float | None = None
 
 
 COMMON_OPTIONS: dict[str, Option] = {
-    "threads": Option(1, int, help="solver threads (where the solver has them)"),
-    "seed": Option(0, int, help="random seed passed to the solver"),
+    "threads": Option(1, int, help="solver threads (where the solver has them)", minimum=1),
+    "seed": Option(0, int, help="random seed passed to the solver", minimum=0),
 }
 
 
@@ -132,6 +133,8 @@ class Backend:
                 value = _coerce(value, opt.type)
             except (TypeError, ValueError):
                 raise UsageError(f"option {key!r} of backend {cls.name!r} must be {opt.type.__name__}") from None
+            if opt.minimum is not None and value < opt.minimum:
+                raise UsageError(f"option {key!r} of backend {cls.name!r} must be >= {opt.minimum}")
             if opt.choices is not None and value not in opt.choices:
                 raise UsageError(
                     f"option {key!r} of backend {cls.name!r} must be one of {', '.join(map(str, opt.choices))}"

@@ -241,8 +241,6 @@ def _precheck(m: Model) -> str | None:
     for cell in sorted(m.forced_ship):
         if not m.cover[cell]:
             return f"no placement can cover the ship hint at {cell}"
-        if cell in m.forced_water:
-            return f"the hint at {cell} is both ship and water"
     for kind, idx, cells, clue in m.lines():
         open_cells = sum(1 for cell in cells if cell not in m.forced_water)
         if open_cells < clue:

@@ -87,29 +87,6 @@ class Board:
                 grid[r][c] = "O"
         return cls(tuple("".join(line) for line in grid))
 
-    def ships(self) -> list[Ship]:
-        """The ships drawn on a well-formed board (read from their first cell)."""
-        out = []
-        for r, line in enumerate(self.rows):
-            for c, ch in enumerate(line):
-                if ch == "O":
-                    out.append(Ship(r, c, 1, True))
-                elif ch in "<^":
-                    horizontal = ch == "<"
-                    end = ">" if horizontal else "v"
-                    n = 1
-                    while True:
-                        rr, cc = (r, c + n) if horizontal else (r + n, c)
-                        if rr >= self.height or cc >= self.width:
-                            raise ValueError(f"ship at ({r},{c}) is not closed")
-                        n += 1
-                        if self.rows[rr][cc] == end:
-                            break
-                        if self.rows[rr][cc] != "#":
-                            raise ValueError(f"ship at ({r},{c}) is not closed")
-                    out.append(Ship(r, c, n, horizontal))
-        return out
-
     def render(self) -> str:
         return "\n".join(self.rows)
 

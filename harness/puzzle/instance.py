@@ -156,11 +156,12 @@ class Instance:
         return self.hints.get(cell)
 
     def content_hash(self) -> str:
-        """A stable hash of what defines the puzzle (not its name or metadata)."""
+        """A stable hash of what defines the puzzle (not its name, metadata, or the
+        zero counts some formats list in the fleet)."""
         payload = {
             "rows": self.rows,
             "cols": self.cols,
-            "fleet": sorted(self.fleet.items()),
+            "fleet": sorted((length, n) for length, n in self.fleet.items() if n > 0),
             "row_clues": list(self.row_clues),
             "col_clues": list(self.col_clues),
             "hints": sorted((r, c, h.value) for (r, c), h in self.hints.items()),

@@ -21,7 +21,7 @@ from harness.puzzle.verify import verify
 
 FORMULATIONS = ("placement", "cell")
 MODES = ("callback", "blocking")
-SOLBAT = Path(__file__).resolve().parents[2] / ".." / "shared" / "external" / "minizinc-solbat"
+SOLBAT = Path(__file__).resolve().parents[2] / "instances" / "solbat"
 H = Hint
 
 
@@ -126,7 +126,7 @@ def test_threads_use_blocking_and_keep_the_count(isolated, brute_counts):
 def test_solbat_51_boards(isolated, formulation):
     from harness.puzzle.formats import read_instance
 
-    inst = read_instance(SOLBAT / "sb_12_12_5_0.dzn")
+    inst = read_instance(SOLBAT / "sb_12_12_5_0.toml")
     res = isolated.solve(inst, "cpsat", formulation, Task.count(0), {}, 120)
     _check(res, inst)
     assert res.status is Status.SAT and res.complete and res.count == 51
@@ -138,7 +138,7 @@ def test_solbat_51_boards(isolated, formulation):
 def test_solbat_unsat_is_caught_by_the_precheck(isolated):
     from harness.puzzle.formats import read_instance
 
-    inst = read_instance(SOLBAT / "sb_13_13_5_5.dzn")
+    inst = read_instance(SOLBAT / "sb_13_13_5_5.toml")
     res = isolated.solve(inst, "cpsat", "placement", Task(), {}, 60)
     assert res.status is Status.UNSAT and res.complete and "precheck" in res.detail
 
@@ -147,7 +147,7 @@ def test_solbat_unsat_is_caught_by_the_precheck(isolated):
 def test_time_limit_is_reported_as_timeout(isolated, mode):
     from harness.puzzle.formats import read_instance
 
-    inst = read_instance(SOLBAT / "sb_15_15_7_0.dzn")  # unique, and slow to prove so
+    inst = read_instance(SOLBAT / "sb_15_15_7_0.toml")  # unique, and slow to prove so
     res = isolated.solve(inst, "cpsat", "cell", Task.count(0), {"enumeration": mode}, 1.0)
     assert res.status is Status.TIMEOUT and res.termination is Termination.SOLVER_LIMIT, res.detail
     assert not res.complete and res.times["total_s"] < 5

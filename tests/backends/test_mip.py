@@ -20,7 +20,7 @@ from harness.puzzle.instance import Hint, Instance
 from harness.puzzle.verify import verify
 
 FORMULATIONS = ("placement", "cell", "ship-pairs")
-SOLBAT = Path(__file__).resolve().parents[2] / ".." / "shared" / "external" / "minizinc-solbat"
+SOLBAT = Path(__file__).resolve().parents[2] / "instances" / "solbat"
 
 
 def _inst(name, rows, cols, fleet, rc, cc, hints=None, touching=False) -> Instance:
@@ -102,7 +102,7 @@ def test_symmetry_option_keeps_the_count(isolated, brute_counts):
 def test_solbat_two_boards(isolated, formulation):
     from harness.puzzle.formats import read_instance
 
-    inst = read_instance(SOLBAT / "sb_12_12_5_0.dzn")
+    inst = read_instance(SOLBAT / "sb_12_12_5_0.toml")
     res = isolated.solve(inst, "mip", formulation, Task.count(2), {}, 120)
     _check(res, inst)
     assert res.status is Status.SAT and res.count == 2
@@ -113,7 +113,7 @@ def test_solbat_two_boards(isolated, formulation):
 def test_time_limit_is_reported_as_timeout(isolated):
     from harness.puzzle.formats import read_instance
 
-    inst = read_instance(SOLBAT / "sb_15_15_7_0.dzn")
+    inst = read_instance(SOLBAT / "sb_15_15_7_0.toml")
     res = isolated.solve(inst, "mip", "cell", Task.count(0), {}, 0.5)
     assert res.status is Status.TIMEOUT, (res.status, res.error)
     assert all(verify(inst, b).ok for b in res.boards)

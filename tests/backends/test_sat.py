@@ -22,7 +22,7 @@ from harness.puzzle.plant import instance_from_board, random_board
 from harness.puzzle.verify import verify
 
 FORMULATIONS = ("placement", "cell")
-SOLBAT = Path(__file__).resolve().parents[2] / ".." / "shared" / "external" / "minizinc-solbat"
+SOLBAT = Path(__file__).resolve().parents[2] / "instances" / "solbat"
 H = Hint
 
 
@@ -137,7 +137,7 @@ def test_count_limit_stops_early(isolated, brute_counts, formulation):
 def test_solbat_51_boards(isolated, formulation):
     from harness.puzzle.formats import read_instance
 
-    inst = read_instance(SOLBAT / "sb_12_12_5_0.dzn")
+    inst = read_instance(SOLBAT / "sb_12_12_5_0.toml")
     res = isolated.solve(inst, "sat", formulation, Task.count(0), {}, 120)
     _check(res, inst)
     assert res.status is Status.SAT and res.complete and res.count == 51
@@ -149,7 +149,7 @@ def test_solbat_51_boards(isolated, formulation):
 def test_solbat_unsat_is_caught_by_the_precheck(isolated):
     from harness.puzzle.formats import read_instance
 
-    inst = read_instance(SOLBAT / "sb_13_13_5_5.dzn")
+    inst = read_instance(SOLBAT / "sb_13_13_5_5.toml")
     res = isolated.solve(inst, "sat", "placement", Task(), {}, 60)
     assert res.status is Status.UNSAT and res.complete and "precheck" in res.detail
 
