@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from harness.backends.registry import all_pairs
-from harness.core.status import Status, Task
+from harness.core.status import Task
 from harness.puzzle.formats import read_instance
 from harness.solve import IsolatedSolver
 

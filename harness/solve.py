@@ -113,18 +113,20 @@ def solve_in_process(
     try:
         model = build_model(instance)
         t_model = time.perf_counter()
-        solver = cls(model, formulation, resolved)
-        size = solver.build()
-        t_build = time.perf_counter()
         result.model = {
-            "variables": size.variables,
-            "constraints": size.constraints,
+            "variables": None,
+            "constraints": None,
             "placements": model.stats["placements_kept"],
             "placements_total": model.stats["placements_total"],
         }
-        if model.infeasible is not None:
+        if model.infeasible is not None:  # no native model is needed to answer
+            t_build = time.perf_counter()
             answer = Answer(exhausted=True, detail=f"decided by the model precheck: {model.infeasible}")
         else:
+            solver = cls(model, formulation, resolved)
+            size = solver.build()
+            t_build = time.perf_counter()
+            result.model.update(variables=size.variables, constraints=size.constraints)
             remaining = None if time_limit_s is None else max(time_limit_s - (t_build - t0), 0.0)
             answer = solver.enumerate(task.limit, remaining)
         t_solve = time.perf_counter()

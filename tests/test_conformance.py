@@ -9,12 +9,14 @@ brute-force ones.  Count 2 must certify uniqueness the same way for every pair.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from harness.backends.registry import all_pairs
 from harness.core.status import Status, Task
 from harness.puzzle.brute import enumerate_boards
+from harness.puzzle.formats import read_instance
 from harness.puzzle.instance import Hint, Instance
 from harness.puzzle.plant import instance_from_board, random_board
 
@@ -99,3 +101,26 @@ def test_tiny_set_is_not_trivial(truth):
     counts = sorted(len(v) for v in truth.values())
     assert counts[0] == 0 and counts[-1] > 2  # unsat, unique-or-few and many-board cases
     assert any(len(v) == 1 for v in truth.values())
+
+
+SOLBAT = Path(__file__).resolve().parents[1] / "instances" / "solbat"
+
+
+@pytest.mark.parametrize("backend,formulation", PAIRS, ids=[f"{b}/{f}" for b, f in PAIRS])
+def test_sb_12_12_5_0_has_51_boards(isolated, backend, formulation):
+    """All 51 boards (MIP enumeration re-solves slowly: it shows 2, not unique)."""
+    inst = read_instance(SOLBAT / "sb_12_12_5_0.toml")
+    k = 2 if backend == "mip" else 0
+    res = isolated.solve(inst, backend, formulation, Task.count(k), time_limit_s=120)
+    assert res.status is Status.SAT and res.count == (k or 51) and res.complete == (k == 0), res.detail
+    assert all(v.startswith("ok") for v in res.verdicts)
+    assert res.model["variables"] > 0 and res.model["constraints"] > 0
+    assert res.solver_reported_s is not None and res.versions.get("battlebench")
+
+
+@pytest.mark.parametrize("backend,formulation", PAIRS, ids=[f"{b}/{f}" for b, f in PAIRS])
+def test_unsat_by_clue_sums_is_decided_fast(isolated, backend, formulation):
+    inst = read_instance(SOLBAT / "sb_13_13_5_5.toml")  # row sums 53, column sums 51
+    res = isolated.solve(inst, backend, formulation, Task.count(2), time_limit_s=60)
+    assert res.status is Status.UNSAT and res.complete and "precheck" in res.detail
+    assert res.model["variables"] is None  # answered before any native model was built

@@ -122,25 +122,8 @@ def test_threads_use_blocking_and_keep_the_count(isolated, brute_counts):
         assert res.detail.startswith("blocking") and "2 worker" in res.detail
 
 
-@pytest.mark.parametrize("formulation", FORMULATIONS)
-def test_solbat_51_boards(isolated, formulation):
-    from harness.puzzle.formats import read_instance
-
-    inst = read_instance(SOLBAT / "sb_12_12_5_0.toml")
-    res = isolated.solve(inst, "cpsat", formulation, Task.count(0), {}, 120)
-    _check(res, inst)
-    assert res.status is Status.SAT and res.complete and res.count == 51
-    assert res.model["variables"] > 0 and res.model["constraints"] > 0
-    assert res.solver_reported_s is not None and res.solver_reported_s > 0
-    assert "ortools" in res.versions
 
 
-def test_solbat_unsat_is_caught_by_the_precheck(isolated):
-    from harness.puzzle.formats import read_instance
-
-    inst = read_instance(SOLBAT / "sb_13_13_5_5.toml")
-    res = isolated.solve(inst, "cpsat", "placement", Task(), {}, 60)
-    assert res.status is Status.UNSAT and res.complete and "precheck" in res.detail
 
 
 @pytest.mark.parametrize("mode", MODES)

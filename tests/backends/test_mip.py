@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.backends.registry import get_backend
-from harness.core.status import Status, Task
+from harness.core.status import Status, Task, Termination
 from harness.errors import UsageError
 from harness.puzzle.brute import count_boards
 from harness.puzzle.instance import Hint, Instance
@@ -98,16 +98,6 @@ def test_symmetry_option_keeps_the_count(isolated, brute_counts):
 
 # HiGHS needs about 0.7 s CPU per board here: all 51 boards take over a minute, so the
 # suite asks for 2 (a manual run of count 0 with placement gave 51, exhausted, all ok).
-@pytest.mark.parametrize("formulation", FORMULATIONS)
-def test_solbat_two_boards(isolated, formulation):
-    from harness.puzzle.formats import read_instance
-
-    inst = read_instance(SOLBAT / "sb_12_12_5_0.toml")
-    res = isolated.solve(inst, "mip", formulation, Task.count(2), {}, 120)
-    _check(res, inst)
-    assert res.status is Status.SAT and res.count == 2
-    assert res.model["variables"] > 0 and res.model["constraints"] > 0
-    assert res.solver_reported_s is not None and res.solver_reported_s >= 0
 
 
 def test_time_limit_is_reported_as_timeout(isolated):
@@ -115,7 +105,8 @@ def test_time_limit_is_reported_as_timeout(isolated):
 
     inst = read_instance(SOLBAT / "sb_15_15_7_0.toml")
     res = isolated.solve(inst, "mip", "cell", Task.count(0), {}, 0.5)
-    assert res.status is Status.TIMEOUT, (res.status, res.error)
+    assert res.status is Status.TIMEOUT and res.termination is Termination.SOLVER_LIMIT, (res.status, res.error)
+    assert not res.complete and res.times["total_s"] < 5
     assert all(verify(inst, b).ok for b in res.boards)
 
 
