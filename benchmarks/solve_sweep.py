@@ -90,6 +90,14 @@ def _disagreements(rows: list[dict], k: int) -> list[str]:
     return problems
 
 
+def _paths_label(paths: list[str]) -> str:
+    """``dir/*.toml`` when the paths are one folder's files of one kind, else the list."""
+    parents, suffixes = {str(Path(p).parent) for p in paths}, {Path(p).suffix for p in paths}
+    if len(paths) > 2 and len(parents) == 1 and len(suffixes) == 1:
+        return f"{parents.pop()}/*{suffixes.pop()}"
+    return " ".join(paths)
+
+
 def _summary(rows, pairs, args, disagreements, elapsed) -> str:
     n_inst = len({r["instance"] for r in rows})
     stats = {}
@@ -108,7 +116,7 @@ def _summary(rows, pairs, args, disagreements, elapsed) -> str:
     lines = [
         f"# Sweep: {len(pairs)} pairs x {n_inst} instances, task count-{args.count}, limit {args.time_limit:g} s",
         "",
-        f"Command: `python benchmarks/solve_sweep.py {' '.join(args.paths[:2])}{' ...' if len(args.paths) > 2 else ''} "
+        f"Command: `python benchmarks/solve_sweep.py {_paths_label(args.paths)} "
         f"--count {args.count} --time-limit {args.time_limit:g} --out {args.out}`  ",
         f"Elapsed: {elapsed:.1f} s, one run at a time, each pair in its own warm worker process. "
         "Times are in-worker build + solve (`total_s`), verification excluded.",

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from harness.errors import UsageError
 from harness.model import Model
@@ -64,6 +64,20 @@ class Answer:
     hit_limit: bool = False  # the solver stopped on its own time limit
     solver_reported_s: float | None = None
     detail: str = ""
+
+
+@dataclass
+class Step:
+    """The outcome of one solver call in a blocking enumeration.
+
+    ``outcome`` is ``"board"`` (``chosen`` holds the placement indices), ``"exhausted"``
+    (proven: no further board) or ``"limit"`` (the solver's time limit; ``chosen`` may
+    still hold a board it found before stopping).
+    """
+
+    outcome: str
+    chosen: list[int] | None = None
+    reported_s: float = 0.0
 
 
 class Deadline:
@@ -151,3 +165,40 @@ class Backend:
 
     def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
         raise NotImplementedError
+
+    def enumerate_by_blocking(
+        self,
+        limit: int | None,
+        deadline: Deadline,
+        solve_once: Callable[[float | None], Step],
+        block: Callable[[Board], None],
+    ) -> tuple[Answer, int]:
+        """The loop every blocking enumeration shares: solve, record, block, repeat.
+
+        ``solve_once(remaining_s)`` makes one solver call; ``block(board)`` excludes
+        that board's ship-cell set from the native model.  Returns the answer and the
+        number of solver calls.
+        """
+        answer = Answer(solver_reported_s=0.0)
+        calls = 0
+        while limit is None or len(answer.boards) < limit:
+            remaining = deadline.remaining()
+            if remaining is not None and remaining <= 0.0:
+                answer.hit_limit = True
+                break
+            step = solve_once(remaining)
+            calls += 1
+            answer.solver_reported_s = (answer.solver_reported_s or 0.0) + step.reported_s
+            if step.outcome == "exhausted":
+                answer.exhausted = True
+                break
+            if step.outcome not in ("board", "limit") or (step.outcome == "board" and step.chosen is None):
+                raise ValueError(f"malformed enumeration step {step!r}")
+            if step.chosen is not None:
+                board = self.model.board_from(step.chosen)
+                answer.boards.append(board)
+                block(board)
+            if step.outcome == "limit":
+                answer.hit_limit = True
+                break
+        return answer, calls

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option
+from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
 from harness.errors import BackendError, BackendUnavailable
+from harness.puzzle.board import Board
 from harness.puzzle.instance import Hint
 
 # The seven cell symbols of the cell formulation; WATER first ("~").
@@ -212,11 +213,11 @@ class CpSatBackend(Backend):
                 md.add_bool_or([z[cell][_T[h.value]]])
 
     # -------------------------------------------------------------- enumerate
-    def _block(self, chosen: list[int]) -> None:
+    def _block(self, board: Board) -> None:
         """Add sum_{c in S} s_c <= |S| - 1 for the ship cells S of the board found."""
         cp_model = _cp()
         m, md = self.model, self.cp_model
-        cells = sorted({cell for i in chosen for cell in m.placements[i].cells})
+        cells = sorted(board.cells)
         if self.formulation == "cell":  # s_c = 1 - z_{c,~}: at least one cell of S is water
             md.add_bool_or([self.cp_water[cell] for cell in cells])
             return
@@ -249,28 +250,15 @@ class CpSatBackend(Backend):
         return [i for i, lit in enumerate(self.cp_y) if value(lit)]
 
     def _enumerate_blocking(self, cp_solver, limit, deadline) -> Answer:
-        answer = Answer(solver_reported_s=0.0)
-        calls = 0
-        while limit is None or len(answer.boards) < limit:
-            remaining = deadline.remaining()
+        def solve_once(remaining: float | None) -> Step:
             if remaining is not None:
-                if remaining <= 0.0:
-                    answer.hit_limit = True
-                    break
                 cp_solver.parameters.max_time_in_seconds = remaining
-            status = cp_solver.solve(self.cp_model)
-            calls += 1
-            answer.solver_reported_s += cp_solver.wall_time
-            meaning = _status_meaning(status, "blocking")
-            if meaning == "exhausted":
-                answer.exhausted = True
-                break
-            if meaning == "hit_limit":
-                answer.hit_limit = True
-                break
-            chosen = self._chosen(cp_solver.boolean_value)
-            answer.boards.append(self.model.board_from(chosen))
-            self._block(chosen)
+            meaning = _status_meaning(cp_solver.solve(self.cp_model), "blocking")
+            outcome = {"exhausted": "exhausted", "hit_limit": "limit"}.get(meaning, "board")
+            chosen = self._chosen(cp_solver.boolean_value) if outcome == "board" else None
+            return Step(outcome, chosen, cp_solver.wall_time)
+
+        answer, calls = self.enumerate_by_blocking(limit, deadline, solve_once, self._block)
         answer.detail = f"blocking: {calls} CP-SAT call(s), {self.opts['threads']} worker(s)"
         return answer
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, ClassVar
 
-from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option
+from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
 from harness.errors import BackendError
+from harness.puzzle.board import Board
 
 SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")
 # No touching: the symbols whose neighbour on one side must be water, by side (the
@@ -301,39 +302,27 @@ class MipBackend(Backend):
         M, opt = self.pyo_model, self.pyo_solver
         watched = self._y if self.formulation == "placement" else (
             self._w if self.formulation == "cell" else list(self._x.values()))
-        answer = Answer(solver_reported_s=0.0)
-        calls = 0
-        while limit is None or len(answer.boards) < limit:
-            remaining = deadline.remaining()
-            if remaining is not None and remaining <= 0:
-                answer.hit_limit = True
-                break
+        def solve_once(remaining: float | None) -> Step:
             res = opt.solve(
                 M, load_solutions=False, raise_exception_on_nonoptimal_result=False,
                 threads=self.opts["threads"], time_limit=remaining,
                 solver_options={"random_seed": self.opts["seed"], "output_flag": False},
             )
-            calls += 1
-            answer.solver_reported_s += self._solver_time(res)
             outcome = table.get(res.termination_condition)
             if outcome is None:
                 raise BackendError(f"HiGHS ended with termination condition {res.termination_condition!s}")
             has_solution = res.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible)
-            if outcome == "exhausted":
-                answer.exhausted = True
-                break
-            if outcome == "limit" and not has_solution:
-                answer.hit_limit = True
-                break
-            values = res.solution_loader.get_vars(watched)
-            board = self.model.board_from(self._chosen(values))
-            answer.boards.append(board)
+            chosen = None
+            if outcome != "exhausted" and has_solution:  # at the limit HiGHS may still hold a board
+                chosen = self._chosen(res.solution_loader.get_vars(watched))
+            return Step(outcome, chosen, self._solver_time(res))
+
+        def block(board: Board) -> None:
             vs, cs, ub = self._cut(board)
             con = M.pyo_cuts.add((None, LinearExpression(constant=0, linear_coefs=cs, linear_vars=vs), ub))
             opt.add_constraints([con])
-            if outcome == "limit":
-                answer.hit_limit = True
-                break
+
+        answer, calls = self.enumerate_by_blocking(limit, deadline, solve_once, block)
         answer.detail = f"calls={calls} rows={self._n_rows}+{len(M.pyo_cuts)} cuts"
         return answer
 

@@ -29,8 +29,9 @@ import threading
 import time
 from typing import Any
 
-from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option
+from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
 from harness.errors import BackendError, BackendUnavailable
+from harness.puzzle.board import Board
 
 SOLVERS = (
     "cadical103", "cadical153", "cadical195", "cadical300", "ergo", "gluecard3", "gluecard4",
@@ -252,23 +253,19 @@ class SatBackend(Backend):
 
     def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
         deadline = Deadline(time_limit_s)
-        answer = Answer()
         self._chunks = 0
-        solves = 0
-        while limit is None or len(answer.boards) < limit:
+
+        def solve_once(_remaining: float | None) -> Step:
             result = _result(self._solve(deadline))
-            solves += 1
-            if result == "limit":
-                answer.hit_limit = True
-                break
-            if result == "unsat":
-                answer.exhausted = True
-                break
-            values = self.sat_solver.get_model()
-            true = set(lit for lit in values if lit > 0)
-            board = self.model.board_from(sorted(p for p, v in self.sat_w.items() if v in true))
-            answer.boards.append(board)
+            if result != "sat":
+                return Step("exhausted" if result == "unsat" else "limit")
+            true = set(lit for lit in self.sat_solver.get_model() if lit > 0)
+            return Step("board", sorted(p for p, v in self.sat_w.items() if v in true))
+
+        def block(board: Board) -> None:
             self.sat_solver.add_clause([-self.sat_s[c] for c in board.cells])
+
+        answer, solves = self.enumerate_by_blocking(limit, deadline, solve_once, block)
         answer.solver_reported_s = self.sat_solver.time_accum()
         extra = f", {self._chunks} budget chunks" if self._chunks else ""
         answer.detail = f"{self.opts['solver']}: {solves} solve calls{extra}"
