@@ -294,6 +294,7 @@ class MipBackend(Backend):
         if self._infeasible:
             return Answer(exhausted=True, solver_reported_s=0.0, detail="calls=0 (a bound row cannot hold)")
         from pyomo.contrib.solver.common.results import SolutionStatus
+        from pyomo.contrib.solver.common.results import TerminationCondition as TC
         from pyomo.core.expr.numeric_expr import LinearExpression
 
         table = _termination_table()
@@ -302,12 +303,24 @@ class MipBackend(Backend):
         M, opt = self.pyo_model, self.pyo_solver
         watched = self._y if self.formulation == "placement" else (
             self._w if self.formulation == "cell" else list(self._x.values()))
-        def solve_once(remaining: float | None) -> Step:
-            res = opt.solve(
+
+        retries = [0]
+
+        def run(remaining: float | None, presolve: str) -> Any:
+            return opt.solve(
                 M, load_solutions=False, raise_exception_on_nonoptimal_result=False,
                 threads=self.opts["threads"], time_limit=remaining,
-                solver_options={"random_seed": self.opts["seed"], "output_flag": False},
+                solver_options={"random_seed": self.opts["seed"], "output_flag": False, "presolve": presolve},
             )
+
+        def solve_once(remaining: float | None) -> Step:
+            res = run(remaining, "choose")
+            if res.termination_condition is TC.error:
+                # HiGHS 1.15's MIP presolve can reduce an infeasible model to an empty one
+                # and then reject its own "optimal" point (ERGO-Code/HiGHS#1710, #2782):
+                # "Solve error".  The same call without presolve answers correctly.
+                retries[0] += 1
+                res = run(deadline.remaining(), "off")
             outcome = table.get(res.termination_condition)
             if outcome is None:
                 raise BackendError(f"HiGHS ended with termination condition {res.termination_condition!s}")
@@ -324,6 +337,8 @@ class MipBackend(Backend):
 
         answer, calls = self.enumerate_by_blocking(limit, deadline, solve_once, block)
         answer.detail = f"calls={calls} rows={self._n_rows}+{len(M.pyo_cuts)} cuts"
+        if retries[0]:
+            answer.detail += f", {retries[0]} retried without presolve after a HiGHS solve error"
         return answer
 
     @staticmethod
