@@ -1,0 +1,59 @@
+"""Import direction, one way only: core <- puzzle <- model <- backends <- solve <- cli."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "harness"
+# Each layer may import only from the layers listed for it (and itself).
+ALLOWED = {
+    "core": {"core", "errors"},
+    "errors": {"errors"},
+    "puzzle": {"core", "errors", "puzzle"},
+    "model": {"core", "errors", "puzzle", "model"},
+    "backends": {"core", "errors", "puzzle", "model", "backends"},
+    "solve": {"core", "errors", "puzzle", "model", "backends", "solve", "__init__"},
+    "cli": {"core", "errors", "puzzle", "model", "backends", "solve", "cli", "__init__"},
+}
+SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat"}
+
+
+def _layer(path: Path) -> str:
+    rel = path.relative_to(PKG)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def _imports(path: Path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node, node.module
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node, alias.name
+
+
+FILES = sorted(p for p in PKG.rglob("*.py") if _layer(p) in ALLOWED)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PKG)))
+def test_imports_follow_the_layers(path):
+    layer = _layer(path)
+    for _, module in _imports(path):
+        parts = module.split(".")
+        if parts[0] == "harness" and len(parts) > 1:
+            assert parts[1] in ALLOWED[layer], f"{path.name}: {layer} must not import {module}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PKG)))
+def test_solver_libraries_are_imported_lazily(path):
+    """No module imports a solver library at top level (they cannot share a process)."""
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        for name in names:
+            assert name.split(".")[0] not in SOLVER_LIBS, f"{path.name} imports {name} at module level"
