@@ -20,7 +20,7 @@ from harness import __version__
 from harness.backends.base import Answer
 from harness.backends.registry import check_pair
 from harness.core.status import Status, Task, Termination, classify
-from harness.errors import BackendError, HarnessError, UsageError
+from harness.errors import BackendError, HarnessError
 from harness.model import build_model
 from harness.puzzle.board import Board
 from harness.puzzle.instance import Instance
@@ -317,4 +317,4 @@ class IsolatedSolver:
         self.close()
 
 
-__all__ = ["SolveResult", "solve_in_process", "IsolatedSolver", "UsageError"]
+__all__ = ["SolveResult", "solve_in_process", "build_in_process", "IsolatedSolver"]

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+from harness.backends.registry import BACKENDS
 
 PKG = Path(__file__).resolve().parents[1] / "harness"
 # Each layer may import only from the layers listed for it (and itself).
@@ -57,3 +61,13 @@ def test_solver_libraries_are_imported_lazily(path):
             [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
         for name in names:
             assert name.split(".")[0] not in SOLVER_LIBS, f"{path.name} imports {name} at module level"
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_importing_a_backend_loads_no_solver_library(backend):
+    """At run time too: the registry, the class and its options come without any solver."""
+    code = (f"import sys; from harness.backends.registry import get_backend; cls = get_backend({backend!r}); "
+            f"cls.resolve_options({{}}); loaded = {sorted(SOLVER_LIBS)!r}; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in loaded]; assert not bad, bad; print(cls.name)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == backend, out.stderr
