@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness.backends.registry import all_pairs
 from harness.puzzle.plant import default_fleet, instance_from_board, random_board
-from harness.solve import IsolatedSolver
+from harness.runner.isolated import IsolatedSolver
 
 EXEMPT = {"mip/ship-pairs"}
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from harness.backends.registry import all_pairs
 from harness.core.status import Task
 from harness.puzzle.formats import read_instance
-from harness.solve import IsolatedSolver
+from harness.runner.isolated import IsolatedSolver
 
 BASELINE = "cpsat/placement"
 

@@ -1,4 +1,4 @@
-"""The ``battlebench`` command line: solve, convert, backends."""
+"""The ``battlebench`` command line: solve, run, export, convert, backends."""
 
 from __future__ import annotations
 
@@ -48,6 +48,23 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="one JSON object per instance per line")
     s.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
+    r = sub.add_parser("run", help="execute a campaign config (every pair on every instance) into a results store")
+    r.add_argument("config", metavar="CONFIG", help="campaign config (TOML), e.g. configs/smoke.toml")
+    r.add_argument("--fresh", action="store_true", help="discard the stored results and start over")
+    r.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="runs in parallel (overrides the config)")
+    r.add_argument("--executor", choices=("local", "dask"), default=None, help="overrides the config")
+    r.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler address (tcp://host:8786), or 'local' for a LocalCluster")
+    r.add_argument("--output", "-O", default=None, metavar="DIR", help="results directory (overrides the config)")
+    r.add_argument("--progress", choices=("auto", "live", "plain"), default="auto",
+                   help="live line on a terminal, plain periodic lines otherwise (default auto)")
+    r.add_argument("--interval", type=float, default=10.0, metavar="S", help="seconds between plain progress lines")
+
+    e = sub.add_parser("export", help="write a results store as a table for pandas")
+    e.add_argument("results", metavar="DIR", help="results directory (holds results.sqlite)")
+    e.add_argument("--format", choices=("csv", "parquet"), default="csv")
+    e.add_argument("--out", default=None, metavar="FILE", help="default: DIR/results.csv or DIR/results.parquet")
+
     c = sub.add_parser("convert", help="convert an instance between formats")
     c.add_argument("src", metavar="IN")
     c.add_argument("dst", metavar="OUT", help="output file, or - for standard output")
@@ -69,6 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "solve":
             return _cmd_solve(args)
+        if args.command == "run":
+            return _cmd_run(args)
+        if args.command == "export":
+            return _cmd_export(args)
         if args.command == "convert":
             return _cmd_convert(args)
         if args.command == "backends":
@@ -87,7 +108,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from harness.backends.registry import check_pair
     from harness.core.status import Task
     from harness.puzzle.formats import FORMATS, read_instance
-    from harness.solve import IsolatedSolver, solve_in_process
+    from harness.runner.isolated import IsolatedSolver
+    from harness.solve import solve_in_process
 
     cls = check_pair(args.backend, args.formulation)
     options: dict[str, Any] = dict(args.option)
@@ -164,6 +186,37 @@ def _board_with_clues(inst: Any, board: Any) -> str:
     for k in range(width):
         out.append(" ".join(clue(v).rjust(width)[k] for v in inst.col_clues))
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- run, export
+def _cmd_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from harness.runner.config import load_config
+    from harness.runner.run import run_campaign, with_overrides
+
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be >= 1")
+    if args.interval <= 0:
+        raise UsageError("--interval must be > 0")
+    config = load_config(args.config)  # every problem is reported before any run starts
+    config = with_overrides(config, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler,
+                            output=Path(args.output) if args.output else None)
+    live = {"auto": None, "live": True, "plain": False}[args.progress]
+    outcome = run_campaign(config, fresh=args.fresh, live=live, interval_s=args.interval)
+    print(f"results: {outcome.output} ({outcome.total} runs; {outcome.executed} executed now, "
+          f"{outcome.resumed} were already stored)")
+    if outcome.interrupted:
+        return 130
+    return 1 if outcome.wrong else 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from harness.store import export
+
+    path = export(args.results, args.format, args.out)
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
 
 
 # --------------------------------------------------------------------------- convert

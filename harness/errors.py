@@ -4,6 +4,7 @@
     +-- InputError                 bad user input; printed as one line, exit 2
     |   +-- InstanceFormatError    an instance file cannot be read (file, place, problem)
     |   +-- UsageError             an unknown backend, formulation, option or format
+    |   +-- StoreMismatch          a results directory holds another config's campaign
     +-- BackendUnavailable         a solver library cannot be imported
     +-- BackendError               a solver failed while building or solving
 """
@@ -45,6 +46,10 @@ class InstanceFormatError(InputError):
 
 class UsageError(InputError):
     """An unknown backend, formulation, option, format or malformed command line."""
+
+
+class StoreMismatch(InputError):
+    """A results store already holds a campaign run from a different config."""
 
 
 class BackendUnavailable(HarnessError):

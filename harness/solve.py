@@ -1,15 +1,16 @@
-"""Solving one instance with one pair: in-process, or in an isolated worker process.
+"""One run of one pair on one instance, in this process: execute, then judge.
 
-``solve_in_process`` is the whole pipeline of one run: abstract model -> backend
-build -> enumerate -> every board through the independent verifier -> ``classify``.
-``IsolatedSolver`` runs it in one warm, spawned worker process per backend (OR-Tools
-and highspy cannot share a process) and enforces the wall-clock limit from outside:
-a worker that overruns ``time_limit + grace`` is killed and the run is a timeout.
+``execute`` is the part a worker process does: abstract model -> backend build ->
+enumerate, timed, with failures caught (it imports the backend's solver library).
+``judge`` is the part the caller does: every board through the independent verifier,
+then ``classify``.  ``solve_in_process`` is both in one process; the runner
+(:mod:`harness.runner`) executes in isolated, limited worker processes and judges in
+the parent, so a solver's own claim is never trusted.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import functools
 import platform
 import time
 import traceback
@@ -20,14 +21,11 @@ from harness import __version__
 from harness.backends.base import Answer
 from harness.backends.registry import check_pair
 from harness.core.status import Status, Task, Termination, classify
-from harness.errors import BackendError, HarnessError
+from harness.errors import HarnessError
 from harness.model import build_model
 from harness.puzzle.board import Board
 from harness.puzzle.instance import Instance
 from harness.puzzle.verify import verify
-
-DEFAULT_GRACE_S = 5.0
-
 
 @dataclass
 class SolveResult:
@@ -74,13 +72,18 @@ class SolveResult:
         return d
 
 
-def _versions(cls: Any) -> dict[str, str]:
+@functools.lru_cache(maxsize=None)
+def _library_versions(cls: Any) -> tuple[tuple[str, str], ...]:
     out = {"battlebench": __version__, "python": platform.python_version()}
     try:
         out.update(cls.versions())
     except Exception as exc:  # a version lookup must never fail a run
         out[cls.name] = f"unknown ({exc})"
-    return out
+    return tuple(out.items())
+
+
+def _versions(cls: Any) -> dict[str, str]:
+    return dict(_library_versions(cls))
 
 
 def _dedupe(boards: list[Board]) -> list[Board]:
@@ -93,27 +96,44 @@ def _dedupe(boards: list[Board]) -> list[Board]:
     return out
 
 
-def solve_in_process(
+@dataclass
+class Outcome:
+    """What one execution in a worker produced, before anyone judged it.
+
+    ``boards`` are as the solver returned them (deduplicated, not verified);
+    ``failure`` is ``""``, ``"crash"`` (an exception) or ``"memout"`` (MemoryError).
+    """
+
+    boards: list[Board] = field(default_factory=list)
+    exhausted: bool = False
+    hit_limit: bool = False
+    solver_reported_s: float | None = None
+    detail: str = ""
+    error: str = ""
+    failure: str = ""
+    times: dict[str, float] = field(default_factory=dict)
+    model: dict[str, Any] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    peak_rss_mb: float | None = None
+
+
+def execute(
     instance: Instance,
     backend: str,
     formulation: str,
     task: Task = Task(),
     options: dict[str, Any] | None = None,
     time_limit_s: float | None = None,
-) -> SolveResult:
-    """Run one pair on one instance in this process (imports the backend's solver)."""
-    options = dict(options or {})
+) -> Outcome:
+    """Build and enumerate in this process (imports the backend's solver); no verification."""
     cls = check_pair(backend, formulation)
-    resolved = cls.resolve_options(options)
-    result = SolveResult(
-        instance=instance.name, backend=backend, formulation=formulation, options=resolved,
-        task=task.label, status=Status.ERROR, termination=Termination.CRASH,
-    )
+    resolved = cls.resolve_options(dict(options or {}))
+    out = Outcome()
     t0 = time.perf_counter()
     try:
         model = build_model(instance)
         t_model = time.perf_counter()
-        result.model = {
+        out.model = {
             "variables": None,
             "constraints": None,
             "placements": model.stats["placements_kept"],
@@ -126,40 +146,95 @@ def solve_in_process(
             solver = cls(model, formulation, resolved)
             size = solver.build()
             t_build = time.perf_counter()
-            result.model.update(variables=size.variables, constraints=size.constraints)
+            out.model.update(variables=size.variables, constraints=size.constraints)
             remaining = None if time_limit_s is None else max(time_limit_s - (t_build - t0), 0.0)
             answer = solver.enumerate(task.limit, remaining)
         t_solve = time.perf_counter()
+    except MemoryError:
+        out.failure, out.error = "memout", "MemoryError: the run went over its memory limit"
+        out.times = {"total_s": time.perf_counter() - t0}
     except HarnessError as exc:
-        result.error = str(exc)
-        result.times = {"total_s": time.perf_counter() - t0}
-        result.versions = _versions(cls)
-        return result
+        out.failure, out.error = "crash", str(exc)
+        out.times = {"total_s": time.perf_counter() - t0}
     except Exception as exc:  # a crash inside a solver library
-        result.error = f"{type(exc).__name__}: {exc}"
-        result.detail = traceback.format_exc(limit=5)
-        result.times = {"total_s": time.perf_counter() - t0}
-        result.versions = _versions(cls)
-        return result
+        out.failure, out.error = "crash", f"{type(exc).__name__}: {exc}"
+        out.detail = traceback.format_exc(limit=5)
+        out.times = {"total_s": time.perf_counter() - t0}
+    else:
+        out.boards = _dedupe(answer.boards)
+        out.exhausted, out.hit_limit = answer.exhausted, answer.hit_limit
+        out.solver_reported_s, out.detail = answer.solver_reported_s, answer.detail
+        out.times = {
+            "model_s": t_model - t0,
+            "build_s": t_build - t0,
+            "solve_s": t_solve - t_build,
+            "total_s": time.perf_counter() - t0,
+        }
+    out.versions = _versions(cls)
+    return out
 
-    boards = _dedupe(answer.boards)
-    verdicts = [verify(instance, b) for b in boards]
-    result.boards = boards
+
+def judge(
+    instance: Instance,
+    backend: str,
+    formulation: str,
+    task: Task,
+    options: dict[str, Any],
+    outcome: Outcome | None,
+    termination: Termination | None = None,
+    error: str = "",
+    detail: str = "",
+) -> SolveResult:
+    """Every board through the independent verifier, then ``classify``.  Runs in the caller.
+
+    ``termination`` overrides the one the outcome implies (the runner's kill at the wall
+    limit); ``outcome`` is None when no answer came back at all.  An answer that
+    arrived after the wall limit is kept as detail, never as the answer.
+    """
+    cls = check_pair(backend, formulation)
+    resolved = cls.resolve_options(dict(options or {}))
+    result = SolveResult(
+        instance=instance.name, backend=backend, formulation=formulation, options=resolved,
+        task=task.label, status=Status.ERROR, termination=Termination.CRASH, error=error, detail=detail,
+    )
+    if outcome is None:
+        result.termination = termination or Termination.CRASH
+        result.status = classify(task, result.termination, 0, False, True)
+        return result
+    result.times, result.model, result.versions = outcome.times, outcome.model, outcome.versions
+    result.solver_reported_s = outcome.solver_reported_s
+    result.error = result.error or outcome.error
+    result.detail = "\n".join(d for d in (detail, outcome.detail) if d)
+    if termination is None:
+        if outcome.failure == "memout":
+            termination = Termination.MEMOUT
+        elif outcome.failure:
+            termination = Termination.CRASH
+        else:
+            termination = Termination.SOLVER_LIMIT if outcome.hit_limit else Termination.COMPLETED
+    result.termination = termination
+    verdicts = [verify(instance, b) for b in outcome.boards]
+    result.boards = list(outcome.boards)
     result.verdicts = [str(v) for v in verdicts]
-    result.count = len(boards)
-    result.termination = Termination.SOLVER_LIMIT if answer.hit_limit else Termination.COMPLETED
-    result.status = classify(task, result.termination, len(boards), answer.exhausted, all(v.ok for v in verdicts))
-    result.complete = answer.exhausted and result.status in (Status.SAT, Status.UNSAT)
-    result.solver_reported_s = answer.solver_reported_s
-    result.detail = answer.detail
-    result.times = {
-        "model_s": t_model - t0,
-        "build_s": t_build - t0,
-        "solve_s": t_solve - t_build,
-        "total_s": time.perf_counter() - t0,
-    }
-    result.versions = _versions(cls)
+    result.count = len(outcome.boards)
+    late = termination in (Termination.TIMEOUT, Termination.MEMOUT, Termination.CRASH)
+    result.status = classify(task, termination, result.count, outcome.exhausted and not late,
+                             all(v.ok for v in verdicts))
+    result.complete = outcome.exhausted and not late and result.status in (Status.SAT, Status.UNSAT)
     return result
+
+
+def solve_in_process(
+    instance: Instance,
+    backend: str,
+    formulation: str,
+    task: Task = Task(),
+    options: dict[str, Any] | None = None,
+    time_limit_s: float | None = None,
+) -> SolveResult:
+    """Run one pair on one instance in this process (imports the backend's solver)."""
+    outcome = execute(instance, backend, formulation, task, options, time_limit_s)
+    return judge(instance, backend, formulation, task, dict(options or {}), outcome)
 
 
 def build_in_process(
@@ -177,7 +252,6 @@ def build_in_process(
             "placements": model.stats["placements_kept"]}
 
 
-# --------------------------------------------------------------------------- workers
 def warm_up(backend: str) -> dict[str, str]:
     """Import the backend's solver library (and the modules its first build and solve
     load lazily) so that no run's build time pays for it."""
@@ -190,131 +264,5 @@ def warm_up(backend: str) -> dict[str, str]:
     return _versions(cls)
 
 
-_WORKER_FUNCTIONS = {"solve": solve_in_process, "build": build_in_process, "warm": warm_up}
 
-
-def _serve(conn: Any) -> None:
-    """Worker loop: receive (function, args), send back ("ok", result) or ("err", text)."""
-    while True:
-        try:
-            msg = conn.recv()
-        except EOFError:
-            return
-        if msg is None:
-            return
-        fn, args = msg
-        try:
-            conn.send(("ok", _WORKER_FUNCTIONS[fn](*args)))
-        except BaseException as exc:  # noqa: BLE001 - report everything to the parent
-            conn.send(("err", f"{type(exc).__name__}: {exc}"))
-
-
-class _Worker:
-    def __init__(self) -> None:
-        ctx = mp.get_context("spawn")
-        self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(child,), daemon=True)
-        self.proc.start()
-        child.close()
-
-    def call(self, fn: str, args: tuple, timeout: float | None) -> tuple[str, Any]:
-        try:
-            self.conn.send((fn, args))
-        except (OSError, BrokenPipeError):
-            self.kill()
-            return ("crash", f"worker process died (exit code {self.proc.exitcode})")
-        if not self.conn.poll(timeout):
-            self.kill()
-            return ("timeout", None)
-        try:
-            return self.conn.recv()
-        except (EOFError, OSError):
-            code = self.proc.exitcode
-            self.kill()
-            return ("crash", f"worker process died (exit code {code})")
-
-    def kill(self) -> None:
-        if self.proc.is_alive():
-            self.proc.kill()
-        self.proc.join(5)
-
-    def close(self) -> None:
-        try:
-            self.conn.send(None)
-        except (OSError, BrokenPipeError):
-            pass
-        self.proc.join(2)
-        self.kill()
-
-
-class IsolatedSolver:
-    """One warm worker process per backend; limits enforced from outside."""
-
-    def __init__(self, grace_s: float = DEFAULT_GRACE_S):
-        self.grace_s = grace_s
-        self._workers: dict[str, _Worker] = {}
-
-    def solve(
-        self,
-        instance: Instance,
-        backend: str,
-        formulation: str,
-        task: Task = Task(),
-        options: dict[str, Any] | None = None,
-        time_limit_s: float | None = None,
-    ) -> SolveResult:
-        cls = check_pair(backend, formulation)  # usage errors before any process starts
-        resolved = cls.resolve_options(dict(options or {}))
-        worker = self._worker(backend)
-        hard = None if time_limit_s is None else time_limit_s + self.grace_s
-        started = time.perf_counter()
-        kind, payload = worker.call("solve", (instance, backend, formulation, task, options, time_limit_s), hard)
-        if kind == "ok":
-            return payload
-        self._workers.pop(backend, None)
-        if kind == "err":
-            worker.close()
-        termination = Termination.TIMEOUT if kind == "timeout" else Termination.CRASH
-        status = Status.TIMEOUT if kind == "timeout" else Status.ERROR
-        return SolveResult(
-            instance=instance.name, backend=backend, formulation=formulation,
-            options=resolved, task=task.label,
-            status=status, termination=termination,
-            error="" if kind == "timeout" else str(payload),
-            detail=f"killed after {hard:.1f} s (limit {time_limit_s} s + grace {self.grace_s} s)"
-            if kind == "timeout" else "",
-            times={"total_s": time.perf_counter() - started},
-        )
-
-    def _worker(self, backend: str) -> _Worker:
-        worker = self._workers.get(backend)
-        if worker is None or not worker.proc.is_alive():
-            worker = self._workers[backend] = _Worker()
-            kind, _ = worker.call("warm", (backend,), 120)  # imports are not part of any run
-            if kind != "ok":  # let the run itself meet and report the problem
-                worker.close()
-                worker = self._workers[backend] = _Worker()
-        return worker
-
-    def build(self, instance: Instance, backend: str, formulation: str,
-              options: dict[str, Any] | None = None, timeout_s: float = 600) -> dict[str, Any]:
-        """Build only, in the backend's worker; raises BackendError if that fails."""
-        kind, payload = self._worker(backend).call("build", (instance, backend, formulation, options), timeout_s)
-        if kind != "ok":
-            self._workers.pop(backend).close()
-            raise BackendError(f"build of {backend}/{formulation} failed: {kind} {payload or ''}")
-        return payload
-
-    def close(self) -> None:
-        for w in self._workers.values():
-            w.close()
-        self._workers.clear()
-
-    def __enter__(self) -> "IsolatedSolver":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-__all__ = ["SolveResult", "solve_in_process", "build_in_process", "IsolatedSolver"]
+__all__ = ["Outcome", "SolveResult", "execute", "judge", "solve_in_process", "build_in_process", "warm_up"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.solve import IsolatedSolver
+from harness.runner.isolated import IsolatedSolver
 
 
 @pytest.fixture(scope="session")

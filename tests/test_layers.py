@@ -1,4 +1,4 @@
-"""Import direction, one way only: core <- puzzle <- model <- backends <- solve <- cli."""
+"""Import direction, one way only: core <- puzzle <- model <- backends <- solve <- runner -> store; cli on top."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ ALLOWED = {
     "model": {"core", "errors", "puzzle", "model"},
     "backends": {"core", "errors", "puzzle", "model", "backends"},
     "solve": {"core", "errors", "puzzle", "model", "backends", "solve", "__init__"},
-    "cli": {"core", "errors", "puzzle", "model", "backends", "solve", "cli", "__init__"},
+    "runner": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "__init__"},
+    "store": {"core", "errors", "store"},
+    "cli": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "cli", "__init__"},
 }
 SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat"}
 

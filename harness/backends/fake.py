@@ -1,14 +1,18 @@
-"""A scripted backend for testing the harness itself: answer, sleep, spin, crash, hog.
+"""A scripted backend for testing the harness itself: answer, sleep, spin, crash, hog, ...
 
 It has no solver: ``mode`` says what to do.  ``answer`` returns the boards listed in
 the instance's ``meta["fake_boards"]`` (or ``meta["planted"]``) as they are, right or
 wrong, so the verifier and ``classify`` can be tested; the other modes misbehave on
-purpose so that limits and crash handling can be tested.
+purpose so that limits and crash handling can be tested: ``stubborn`` blocks SIGTERM
+(like a solver deep in C code) and answers late, ``spawn`` leaves a grandchild
+process behind (for the process-group kill).
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import time
 from typing import ClassVar
 
@@ -21,10 +25,12 @@ class FakeBackend(Backend):
     name: ClassVar[str] = "fake"
     formulations: ClassVar[tuple[str, ...]] = ("placement", "cell")
     options: ClassVar[dict[str, Option]] = {
-        "mode": Option("answer", str, ("answer", "sleep", "spin", "crash", "raise", "exit", "hog")),
+        "mode": Option("answer", str, ("answer", "sleep", "spin", "crash", "raise", "exit", "hog",
+                                      "stubborn", "spawn")),
         "seconds": Option(1.0, float, help="how long to sleep or spin"),
         "megabytes": Option(0, int, help="how much memory to allocate (mode hog)"),
         "exhausted": Option(True, bool, help="claim the search was exhausted"),
+        "pidfile": Option("", str, help="mode spawn: write the grandchild's pid here"),
     }
 
     @classmethod
@@ -48,6 +54,14 @@ class FakeBackend(Backend):
             os.abort()
         elif mode == "exit":
             os._exit(3)
+        elif mode == "stubborn":
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+            time.sleep(self.opts["seconds"])
+        elif mode == "spawn":
+            child = subprocess.Popen(["sleep", "300"])
+            with open(self.opts["pidfile"], "w") as fh:
+                fh.write(str(child.pid))
+            time.sleep(self.opts["seconds"])
         elif mode == "hog":
             hog = bytearray(self.opts["megabytes"] * 1024 * 1024)
             for i in range(0, len(hog), 4096):

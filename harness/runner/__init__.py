@@ -1,0 +1,1 @@
+"""Executing campaigns: config, workers under limits, executors, progress."""

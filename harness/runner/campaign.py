@@ -1,0 +1,177 @@
+"""A campaign: a config expanded into runs, and one run executed into one run record.
+
+Instances are read here, in the runner, once: a file that does not parse still gives
+its runs, each recorded as ``error`` with the parse message, and the campaign goes on.
+Run ids are deterministic (instance file and content, pair, task, seed, repetition,
+limits), so running the same config again finds the finished runs and skips them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.backends.registry import check_pair
+from harness.core.record import dumps, empty_record
+from harness.core.status import Status, Task, Termination
+from harness.errors import InputError
+from harness.puzzle.formats import read_instance
+from harness.puzzle.instance import Instance
+from harness.runner.config import Config, Limits, PairSpec
+from harness.runner.process import Execution, RunRequest, WorkerPool
+from harness.solve import SolveResult
+
+HOST = socket.gethostname()
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run to execute: everything a worker (local or on a cluster) needs, picklable."""
+
+    run_id: str
+    campaign: str
+    config_hash: str
+    instance_path: str
+    instance_name: str
+    instance_hash: str
+    instance: Instance | None  # None: the file did not parse (see load_error)
+    load_error: str
+    pair: PairSpec
+    task: Task
+    seed: int | None
+    repetition: int
+    limits: Limits
+
+    @property
+    def options(self) -> dict[str, Any]:
+        opts = self.pair.option_dict
+        if self.seed is not None:
+            opts["seed"] = self.seed
+        return opts
+
+
+def _display(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive
+        return str(path)
+
+
+def load_instance(path: Path) -> tuple[Instance | None, str, str, str]:
+    """(instance, name, content hash, error): the hash of the file's bytes if it does not parse."""
+    try:
+        inst = read_instance(path)
+        return inst, inst.name, inst.content_hash(), ""
+    except InputError as exc:
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        except OSError:
+            digest = "missing"
+        return None, path.stem, digest, str(exc)
+
+
+def expand(config: Config) -> list[RunSpec]:
+    """Every run of the campaign, in order: repetition, instance, pair, seed."""
+    instances = [(path, *load_instance(path)) for path in config.instance_paths]
+    seeds: tuple[int | None, ...] = config.seeds if config.seeds is not None else (None,)
+    runs: list[RunSpec] = []
+    for rep in range(1, config.repetitions + 1):
+        for path, inst, name, digest, error in instances:
+            shown = _display(path)
+            for pair in config.pairs:
+                for seed in seeds:
+                    key = dumps([shown, digest, pair.label, config.task.label, seed, rep,
+                                 config.limits.time_s, config.limits.memory_mb])
+                    run_id = hashlib.sha256(key.encode()).hexdigest()[:20]
+                    runs.append(RunSpec(run_id, config.name, config.hash, shown, name, digest, inst, error,
+                                        pair, config.task, seed, rep, config.limits))
+    return runs
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def execute_spec(pool: WorkerPool, spec: RunSpec) -> dict[str, Any]:
+    """Execute one run in the pool's worker for its backend; judge it here; one record."""
+    started = _now()
+    if spec.instance is None:
+        return make_record(spec, None, None, started, _now(), error=spec.load_error)
+    request = RunRequest(spec.instance, spec.pair.backend, spec.pair.formulation, spec.task,
+                         spec.options, spec.limits.time_s, spec.limits.memory_mb)
+    execution = pool.execute(request)
+    ended = dt.datetime.now(dt.timezone.utc)
+    result = execution.judge(request)
+    started = (ended - dt.timedelta(seconds=execution.wall_s)).isoformat(timespec="milliseconds")
+    return make_record(spec, execution, result, started, ended.isoformat(timespec="milliseconds"))
+
+
+def make_record(spec: RunSpec, execution: Execution | None, result: SolveResult | None,
+                started: str, ended: str, error: str = "") -> dict[str, Any]:
+    """The run record (see :mod:`harness.core.record`) of one executed run."""
+    rec = empty_record()
+    inst = spec.instance
+    try:
+        resolved = check_pair(spec.pair.backend, spec.pair.formulation).resolve_options(spec.options)
+    except InputError:
+        resolved = spec.options
+    rec.update(
+        run_id=spec.run_id, campaign=spec.campaign, config_hash=spec.config_hash,
+        instance=spec.instance_name, instance_path=spec.instance_path, instance_hash=spec.instance_hash,
+        rows=inst.rows if inst else None, cols=inst.cols if inst else None,
+        pair=spec.pair.label, backend=spec.pair.backend, formulation=spec.pair.formulation,
+        options=dumps(resolved), task=spec.task.label, seed=resolved.get("seed", spec.seed),
+        repetition=spec.repetition, time_limit_s=spec.limits.time_s, memory_limit_mb=spec.limits.memory_mb,
+        host=HOST, started_at=started, ended_at=ended,
+    )
+    if result is None:  # the instance could not be read: no worker was involved
+        rec.update(status=str(Status.ERROR), answer="none", exhausted=0, termination=str(Termination.CRASH),
+                   verdict="none", count=0, complete=0, wall_s=0.0, overshoot_s=0.0,
+                   boards=dumps([]), verdicts=dumps([]), versions=dumps({}), error=error, detail="")
+        return rec
+    assert execution is not None
+    outcome = execution.outcome
+    if outcome is None:
+        answer = "none"
+    elif outcome.boards:
+        answer = "sat"
+    elif outcome.exhausted:
+        answer = "unsat"
+    else:
+        answer = "unknown"
+    bad = [v for v in result.verdicts if not v.startswith("ok")]
+    verdict = "none" if not result.verdicts else (bad[0] if bad else "ok")
+    limit = spec.limits.time_s
+    versions = result.versions or {}
+    library = _LIBRARY.get(spec.pair.backend, spec.pair.backend)
+    solver_version = f"{library} {versions[library]}" if library in versions else None
+    if solver_version and "solver" in resolved:
+        solver_version += f" ({resolved['solver']})"
+    rec.update(
+        status=str(result.status), answer=answer, exhausted=int(bool(outcome and outcome.exhausted)),
+        termination=str(result.termination), verdict=verdict, count=result.count,
+        complete=int(result.complete),
+        build_s=result.times.get("build_s"), solve_s=result.times.get("solve_s"),
+        wall_s=execution.wall_s, solver_reported_s=result.solver_reported_s,
+        overshoot_s=max(execution.wall_s - limit, 0.0) if limit is not None else 0.0,
+        peak_rss_mb=execution.peak_rss_mb,
+        variables=result.model.get("variables"), constraints=result.model.get("constraints"),
+        placements=result.model.get("placements"),
+        solver_version=solver_version,
+        versions=dumps(versions), worker_pid=execution.pid,
+        boards=dumps([list(b.rows) for b in result.boards]), verdicts=dumps(result.verdicts),
+        error=result.error or "", detail=result.detail or "",
+    )
+    return rec
+
+
+# the library whose version identifies each backend's solver
+_LIBRARY = {"cpsat": "ortools", "mip": "highs", "sat": "python-sat", "fake": "fake"}
+
+
+__all__ = ["RunSpec", "expand", "execute_spec", "make_record", "load_instance"]

@@ -1,0 +1,376 @@
+"""Campaign configs: read a TOML file, validate every key before anything runs, resolve instances.
+
+A config names the instances, the pairs, the task, the limits and how to execute::
+
+    name = "smoke"                        # required
+    instances = ["../instances/smoke",    # files, directories, globs (relative to this
+                 "@seeds"]                # file) or @suite from the instances manifest
+    task = { kind = "count", k = 2 }      # or task = "solve"
+    repetitions = 1                       # runs of each (instance, pair, seed)
+    seeds = [0, 1]                        # optional: each pair runs once per seed
+    jobs = 1                              # runs executed in parallel
+    executor = "local"                    # or "dask" (with scheduler = "tcp://host:8786")
+    output = "../results/smoke"           # results directory (relative to this file)
+    workers = "warm"                      # or "cold": a fresh worker process per run
+
+    [limits]
+    time_s = 10                           # wall-clock limit per run
+    memory_mb = 4096                      # address-space limit per run
+    grace_s = 2                           # after SIGTERM at the limit, SIGKILL
+
+    [[pairs]]
+    backend = "sat"
+    formulation = "placement"
+    options = { solver = "cadical195", encoding = "totalizer" }
+
+Every problem is a :class:`ConfigError` whose text is ``FILE: KEY: PROBLEM``.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.backends.registry import check_pair
+from harness.core.status import Task
+from harness.errors import InputError
+from harness.puzzle.formats import EXTENSIONS
+
+DEFAULTS = {"time_s": 60.0, "memory_mb": 4096, "grace_s": 5.0}
+_TOP_KEYS = ("name", "instances", "pairs", "task", "limits", "repetitions", "seeds", "jobs",
+             "executor", "scheduler", "output", "workers")
+_PAIR_KEYS = ("backend", "formulation", "options")
+_LIMIT_KEYS = ("time_s", "memory_mb", "grace_s")
+_MANIFEST = "MANIFEST.toml"
+
+
+class ConfigError(InputError):
+    """A campaign config is invalid: ``FILE: KEY: PROBLEM``."""
+
+    def __init__(self, file: str | Path, key: str, problem: str):
+        self.file, self.key, self.problem = str(file), key, problem
+        super().__init__(f"{file}: {key}: {problem}" if key else f"{file}: {problem}")
+
+
+@dataclass(frozen=True)
+class Limits:
+    time_s: float = DEFAULTS["time_s"]
+    memory_mb: int | None = DEFAULTS["memory_mb"]
+    grace_s: float = DEFAULTS["grace_s"]
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """backend x formulation x options, with its deterministic label."""
+
+    backend: str
+    formulation: str
+    options: tuple[tuple[str, Any], ...] = ()  # as configured (not the defaults), sorted
+
+    @property
+    def label(self) -> str:
+        opts = ",".join(f"{k}={_text(v)}" for k, v in self.options)
+        return f"{self.backend}[{opts}]/{self.formulation}" if opts else f"{self.backend}/{self.formulation}"
+
+    @property
+    def option_dict(self) -> dict[str, Any]:
+        return dict(self.options)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated campaign config."""
+
+    name: str
+    path: Path
+    instance_paths: tuple[Path, ...]
+    pairs: tuple[PairSpec, ...]
+    task: Task = Task()
+    limits: Limits = Limits()
+    repetitions: int = 1
+    seeds: tuple[int, ...] | None = None
+    jobs: int = 1
+    executor: str = "local"
+    scheduler: str | None = None
+    output: Path = Path("results")
+    workers: str = "warm"
+    text: str = field(default="", repr=False)
+    patterns: tuple[str, ...] = ()
+
+    @property
+    def hash(self) -> str:
+        """What decides the runs' results (not jobs, executor, output or worker reuse)."""
+        payload = {
+            "name": self.name,
+            "instances": list(self.patterns),
+            "pairs": [[p.backend, p.formulation, [list(o) for o in p.options]] for p in self.pairs],
+            "task": self.task.label,
+            "limits": [self.limits.time_s, self.limits.memory_mb, self.limits.grace_s],
+            "repetitions": self.repetitions,
+            "seeds": list(self.seeds) if self.seeds is not None else None,
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def load_config(path: str | Path, *, require_instances: bool = True) -> Config:
+    """Read and validate a config file; every problem is a ConfigError."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, "", f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, "", f"not valid TOML: {exc}") from None
+    return parse_config(data, path, text, require_instances=require_instances)
+
+
+def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_instances: bool = True) -> Config:
+    _unknown(data, _TOP_KEYS, path, "")
+    base = path.parent
+    name = _get(data, "name", str, path, required=True)
+    if not name.strip():
+        raise ConfigError(path, "name", "must not be empty")
+    patterns = _get(data, "instances", list, path, required=True)
+    if not patterns:
+        raise ConfigError(path, "instances", "must list at least one file, directory, glob or @suite")
+    for i, p in enumerate(patterns):
+        if not isinstance(p, str) or not p.strip():
+            raise ConfigError(path, f"instances[{i}]", "must be a non-empty string")
+    instance_paths = resolve_instances(patterns, base, path, require=require_instances)
+    pairs = _pairs(data, path)
+    task = _task(data.get("task", "solve"), path)
+    limits = _limits(data.get("limits", {}), path)
+    repetitions = _positive_int(data, "repetitions", 1, path)
+    seeds = None
+    if "seeds" in data:
+        seeds_raw = _get(data, "seeds", list, path)
+        if not seeds_raw or any(not _is_int(s) or s < 0 for s in seeds_raw):
+            raise ConfigError(path, "seeds", "must be a non-empty list of integers >= 0")
+        if len(set(seeds_raw)) != len(seeds_raw):
+            raise ConfigError(path, "seeds", "lists a seed twice")
+        for p in pairs:
+            if "seed" in p.option_dict:
+                raise ConfigError(path, "seeds", f"pair {p.label} also sets option seed; set seeds in one place")
+        seeds = tuple(seeds_raw)
+    jobs = _positive_int(data, "jobs", 1, path)
+    executor = _get(data, "executor", str, path) or "local"
+    if executor not in ("local", "dask"):
+        raise ConfigError(path, "executor", f"must be 'local' or 'dask', not {executor!r}")
+    scheduler = _get(data, "scheduler", str, path)
+    workers = _get(data, "workers", str, path) or "warm"
+    if workers not in ("warm", "cold"):
+        raise ConfigError(path, "workers", f"must be 'warm' or 'cold', not {workers!r}")
+    output_raw = _get(data, "output", str, path)
+    output = Path(os.path.normpath(base / output_raw)) if output_raw else Path("results") / name
+    return Config(
+        name=name, path=path, instance_paths=tuple(instance_paths), pairs=tuple(pairs), task=task,
+        limits=limits, repetitions=repetitions, seeds=seeds, jobs=jobs, executor=executor,
+        scheduler=scheduler, output=output, workers=workers, text=text, patterns=tuple(patterns),
+    )
+
+
+# --------------------------------------------------------------------------- pieces
+def _unknown(table: dict[str, Any], known: tuple[str, ...], path: Path, prefix: str) -> None:
+    for key in table:
+        if key not in known:
+            where = f"{prefix}{key if key and key.isprintable() else repr(key)}"  # one line
+            raise ConfigError(path, where, f"unknown key (known: {', '.join(known)})")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _get(table: dict[str, Any], key: str, typ: type, path: Path, *, required: bool = False,
+         where: str | None = None) -> Any:
+    where = where or key
+    if key not in table:
+        if required:
+            raise ConfigError(path, where, "missing")
+        return None
+    value = table[key]
+    if typ is float and _is_int(value):
+        value = float(value)
+    if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
+        names = {str: "a string", list: "a list", dict: "a table", int: "an integer", float: "a number"}
+        raise ConfigError(path, where, f"must be {names.get(typ, typ.__name__)}, not {_toml_type(value)}")
+    return value
+
+
+def _toml_type(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _positive_int(table: dict[str, Any], key: str, default: int, path: Path) -> int:
+    value = _get(table, key, int, path)
+    if value is None:
+        return default
+    if value < 1:
+        raise ConfigError(path, key, "must be >= 1")
+    return value
+
+
+def _pairs(data: dict[str, Any], path: Path) -> list[PairSpec]:
+    raw = _get(data, "pairs", list, path, required=True)
+    if not raw:
+        raise ConfigError(path, "pairs", "must list at least one pair")
+    pairs: list[PairSpec] = []
+    for i, entry in enumerate(raw):
+        where = f"pairs[{i}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(path, where, f"must be a table with backend, formulation, options, not {_toml_type(entry)}")
+        _unknown(entry, _PAIR_KEYS, path, f"{where}.")
+        backend = _get(entry, "backend", str, path, required=True, where=f"{where}.backend")
+        formulation = _get(entry, "formulation", str, path, where=f"{where}.formulation") or "placement"
+        options = _get(entry, "options", dict, path, where=f"{where}.options") or {}
+        try:
+            cls = check_pair(backend, formulation)
+            _option_types(cls, options, path, where)
+            resolved = cls.resolve_options(options)
+        except InputError as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError(path, where, str(exc)) from None
+        # keep the configured values, converted to their declared types
+        pair = PairSpec(backend, formulation, tuple(sorted((k, resolved[k]) for k in options)))
+        if any(p.label == pair.label for p in pairs):
+            raise ConfigError(path, where, f"pair {pair.label} is listed twice")
+        pairs.append(pair)
+    return pairs
+
+
+def _option_types(cls: Any, options: dict[str, Any], path: Path, where: str) -> None:
+    """A TOML value must fit the option's declared type (strings are converted as on the command line)."""
+    declared = cls.declared_options()
+    for key, value in options.items():
+        opt = declared.get(key)
+        if opt is None or isinstance(value, str):
+            continue  # unknown names and strings: resolve_options judges them
+        if opt.type is bool:
+            fits = isinstance(value, bool)
+        elif opt.type in (int, float):
+            fits = isinstance(value, (int, float)) and not isinstance(value, bool)
+        else:
+            fits = False
+        if not fits:
+            raise ConfigError(path, f"{where}.options.{key}",
+                              f"option {key!r} of backend {cls.name!r} must be {opt.type.__name__}, "
+                              f"not {_toml_type(value)}")
+
+
+def _task(raw: Any, path: Path) -> Task:
+    if isinstance(raw, str):
+        if raw == "solve":
+            return Task()
+        if raw.startswith("count-") and raw[6:].isascii() and raw[6:].isdigit():
+            return Task.count(int(raw[6:]))
+        raise ConfigError(path, "task", f"must be 'solve', 'count-K' or {{ kind = \"count\", k = K }}, not {raw!r}")
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "task", f"must be a string or a table, not {_toml_type(raw)}")
+    _unknown(raw, ("kind", "k"), path, "task.")
+    kind = _get(raw, "kind", str, path, required=True, where="task.kind")
+    if kind == "solve":
+        if "k" in raw:
+            raise ConfigError(path, "task.k", "only the count task takes k")
+        return Task()
+    if kind != "count":
+        raise ConfigError(path, "task.kind", f"must be 'solve' or 'count', not {kind!r}")
+    k = _get(raw, "k", int, path, required=True, where="task.k")
+    if k < 0:
+        raise ConfigError(path, "task.k", "must be >= 0 (0 counts all boards)")
+    return Task.count(k)
+
+
+def _limits(raw: Any, path: Path) -> Limits:
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "limits", f"must be a table, not {_toml_type(raw)}")
+    _unknown(raw, _LIMIT_KEYS, path, "limits.")
+    time_s = _get(raw, "time_s", float, path, where="limits.time_s")
+    grace_s = _get(raw, "grace_s", float, path, where="limits.grace_s")
+    memory_mb = _get(raw, "memory_mb", int, path, where="limits.memory_mb")
+    if time_s is not None and not 0 < time_s < 1e7:
+        raise ConfigError(path, "limits.time_s", "must be > 0 seconds")
+    if grace_s is not None and not 0 <= grace_s < 1e5:
+        raise ConfigError(path, "limits.grace_s", "must be >= 0 seconds")
+    if memory_mb is not None and memory_mb < 64:
+        raise ConfigError(path, "limits.memory_mb", "must be at least 64 (a Python worker needs that much)")
+    return Limits(
+        time_s=DEFAULTS["time_s"] if time_s is None else time_s,
+        memory_mb=DEFAULTS["memory_mb"] if memory_mb is None else memory_mb,
+        grace_s=DEFAULTS["grace_s"] if grace_s is None else grace_s,
+    )
+
+
+# --------------------------------------------------------------------------- instances
+def _is_instance_file(p: Path) -> bool:
+    return p.is_file() and p.name not in (_MANIFEST, "README.md") and not p.name.startswith(".")
+
+
+def _manifest_suite(suite: str, base: Path, path: Path, key: str) -> list[Path]:
+    start = Path(os.path.abspath(base))  # a relative base has no parents above the working directory
+    for folder in (start, *start.parents):
+        manifest = folder / "instances" / _MANIFEST
+        if manifest.is_file():
+            if not base.is_absolute():  # keep paths relative when the config's path was
+                manifest = Path(os.path.relpath(manifest))
+            break
+    else:
+        raise ConfigError(path, key, f"no instances/{_MANIFEST} found above {base} for suite @{suite}")
+    try:
+        entries = tomllib.loads(manifest.read_text(encoding="utf-8")).get("instance", [])
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(path, key, f"cannot read {manifest}: {exc}") from None
+    files = [manifest.parent / e["path"] for e in entries if e.get("suite") == suite and "path" in e]
+    if not files:
+        suites = sorted({e.get("suite", "?") for e in entries})
+        raise ConfigError(path, key, f"unknown suite @{suite} (the manifest {manifest} has {', '.join(suites)})")
+    return files
+
+
+def resolve_instances(patterns: list[str], base: Path, path: Path, *, require: bool = True) -> list[Path]:
+    """Expand files, directories, globs and @suites; each file once, in the order given."""
+    out: list[Path] = []
+    seen: set[Path] = set()
+    for i, pattern in enumerate(patterns):
+        key = f"instances[{i}]"
+        if pattern.startswith("@"):
+            found = _manifest_suite(pattern[1:], base, path, key)
+        else:
+            expanded = os.path.expanduser(pattern)
+            full = Path(expanded)
+            full = full if full.is_absolute() else base / full
+            if glob.has_magic(expanded):  # only the pattern's own magic: the base is taken literally
+                root = "" if Path(expanded).is_absolute() else glob.escape(str(base)) + os.sep
+                found = sorted(Path(p) for p in glob.glob(root + expanded, recursive=True))
+                found = [p for p in found if _is_instance_file(p)]
+            elif full.is_dir():
+                found = sorted(p for p in full.iterdir() if _is_instance_file(p)
+                               and (p.suffix in EXTENSIONS or not p.suffix))
+            else:
+                found = [full]  # a missing file becomes an error run, not a config error
+        if not found and require:
+            raise ConfigError(path, key, f"{pattern!r} matches no instance file (relative to {base})")
+        for p in found:
+            key_path = Path(os.path.normpath(p))
+            if key_path not in seen:
+                seen.add(key_path)
+                out.append(key_path)
+    return out
+
+
+__all__ = ["Config", "ConfigError", "Limits", "PairSpec", "load_config", "parse_config", "resolve_instances"]

@@ -1,0 +1,100 @@
+"""The Dask executor: the same runs on a dask.distributed cluster, results back to this store.
+
+Each run is one Dask task.  On the Dask worker the task drives the same
+:class:`~harness.runner.process.WorkerPool` as the local executor, so every run still
+executes in its own limited, killable process group on that machine, and a warm
+worker per backend is kept per Dask worker thread.  Only the record travels back;
+the runner stores it.  ``scheduler`` is a scheduler address (``tcp://host:8786``) or
+``"local"``, which starts a ``LocalCluster`` of ``jobs`` single-threaded workers here.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Iterator
+
+from harness.errors import UsageError
+from harness.runner.campaign import RunSpec, _now, execute_spec
+from harness.runner.local import HEARTBEAT_S, failed_record
+from harness.runner.process import DEFAULT_GRACE_S, WorkerPool
+
+_POOLS = threading.local()
+
+
+def execute_on_worker(spec: RunSpec, grace_s: float, warm: bool) -> dict[str, Any]:
+    """Runs on a Dask worker: one run in this thread's pool of limited worker processes."""
+    key = (grace_s, warm)
+    pools = getattr(_POOLS, "pools", None)
+    if pools is None:
+        pools = _POOLS.pools = {}
+    pool = pools.get(key)
+    if pool is None:
+        pool = pools[key] = WorkerPool(grace_s, warm)
+    started = _now()
+    try:
+        return execute_spec(pool, spec)
+    except Exception as exc:
+        return failed_record(spec, exc, started)
+
+
+class DaskExecutor:
+    """Submit every run to a dask.distributed cluster and yield records as they finish."""
+
+    def __init__(self, scheduler: str | None, jobs: int = 1, grace_s: float = DEFAULT_GRACE_S,
+                 warm: bool = True, client: Any = None):
+        try:
+            import distributed
+        except ImportError:
+            raise UsageError("executor 'dask' needs dask.distributed: pip install 'battlebench[dask]'") from None
+        self.grace_s, self.warm = grace_s, warm
+        self._cluster = None
+        self._own_client = client is None
+        if client is not None:
+            self.client = client
+        elif scheduler in (None, "", "local"):
+            self._cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                                     dashboard_address=None)
+            self.client = distributed.Client(self._cluster)
+        else:
+            try:
+                self.client = distributed.Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        self._futures: list[Any] = []
+
+    def run(self, specs: list[RunSpec]) -> Iterator[dict[str, Any] | None]:
+        import distributed
+
+        by_key: dict[str, RunSpec] = {}
+        self._futures = []
+        for spec in specs:
+            future = self.client.submit(execute_on_worker, spec, self.grace_s, self.warm,
+                                        key=f"battlebench-run-{spec.run_id}", pure=False)
+            by_key[future.key] = spec
+            self._futures.append(future)
+        pending = set(self._futures)
+        while pending:
+            try:
+                done, pending = distributed.wait(pending, timeout=HEARTBEAT_S, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                yield None
+                continue
+            for future in done:
+                try:
+                    yield future.result()
+                except Exception as exc:  # the Dask worker itself died or the task failed
+                    yield failed_record(by_key[future.key], exc, _now())
+
+    def stop(self) -> None:
+        if self._futures:
+            self.client.cancel(self._futures, force=True)
+
+    def close(self) -> None:
+        self.stop()
+        if self._own_client:
+            self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+__all__ = ["DaskExecutor", "execute_on_worker"]

@@ -1,0 +1,103 @@
+"""The local executor: ``jobs`` threads, each driving its own warm worker processes.
+
+Each thread takes the next run, executes it in its :class:`WorkerPool` (one warm
+worker per backend) and hands the record back; the caller stores records as they
+come.  ``run`` yields ``None`` now and then as a heartbeat so the caller can refresh
+its progress display.  ``stop`` kills every worker's process group at once; runs in
+flight are then discarded, not recorded.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import traceback
+from typing import Any, Iterator
+
+from harness.runner.campaign import RunSpec, execute_spec, make_record
+from harness.runner.process import DEFAULT_GRACE_S, WorkerPool
+
+HEARTBEAT_S = 0.5
+_DONE = object()
+
+
+def failed_record(spec: RunSpec, exc: BaseException, started: str) -> dict[str, Any]:
+    """A run the harness itself failed to execute: recorded as an error, the campaign goes on."""
+    from harness.runner.campaign import _now
+
+    rec = make_record(spec, None, None, started, _now(), error=f"harness failure: {type(exc).__name__}: {exc}")
+    rec["detail"] = traceback.format_exc(limit=5)
+    return rec
+
+
+class LocalExecutor:
+    """Execute runs on this machine, ``jobs`` at a time."""
+
+    def __init__(self, jobs: int = 1, grace_s: float = DEFAULT_GRACE_S, warm: bool = True):
+        self.jobs = jobs
+        self.grace_s = grace_s
+        self.warm = warm
+        self._stopping = threading.Event()
+        self._pools: list[WorkerPool] = []
+        self._threads: list[threading.Thread] = []
+
+    def run(self, specs: list[RunSpec]) -> Iterator[dict[str, Any] | None]:
+        todo: queue.Queue[RunSpec] = queue.Queue()
+        for spec in specs:
+            todo.put(spec)
+        done: queue.Queue[Any] = queue.Queue()
+        self._stopping.clear()
+
+        def work() -> None:
+            pool = WorkerPool(self.grace_s, self.warm)
+            self._pools.append(pool)
+            try:
+                while not self._stopping.is_set():
+                    try:
+                        spec = todo.get_nowait()
+                    except queue.Empty:
+                        break
+                    from harness.runner.campaign import _now
+
+                    started = _now()
+                    try:
+                        record = execute_spec(pool, spec)
+                    except Exception as exc:  # a harness bug must not end the campaign
+                        record = failed_record(spec, exc, started)
+                    if self._stopping.is_set():
+                        break  # interrupted: this run's end was our doing, do not record it
+                    done.put(record)
+            finally:
+                pool.close()
+                done.put(_DONE)
+
+        n = max(1, min(self.jobs, len(specs)))
+        self._threads = [threading.Thread(target=work, name=f"battlebench-job-{i}", daemon=True) for i in range(n)]
+        for t in self._threads:
+            t.start()
+        finished = 0
+        while finished < n:
+            try:
+                item = done.get(timeout=HEARTBEAT_S)
+            except queue.Empty:
+                yield None
+                continue
+            if item is _DONE:
+                finished += 1
+            else:
+                yield item
+
+    def stop(self) -> None:
+        """Kill every worker now (Ctrl-C); in-flight runs are discarded."""
+        self._stopping.set()
+        for pool in list(self._pools):
+            pool.close()
+
+    def close(self) -> None:
+        self.stop()
+        for t in self._threads:
+            t.join(10)
+        self._pools.clear()
+
+
+__all__ = ["LocalExecutor", "failed_record"]

@@ -1,0 +1,291 @@
+"""Worker processes seen from the runner: start, send a run, enforce the limits, kill, replace.
+
+This layer measures and limits; it knows nothing about reports.  Each worker is
+``python -m harness.runner.worker`` in its own session, so the whole process group can
+be signalled.  The wall-clock limit is enforced from outside: at the limit the group
+gets SIGTERM, after the grace SIGKILL; an answer that arrives after the limit is kept
+as a late answer (detail), never as the answer.  The memory limit is a soft
+``RLIMIT_AS`` set by the worker for the run; a run that goes over it is a memout.
+A pool keeps one warm worker per backend (imports cost about half a second) and
+replaces any worker that was killed or died.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.core.status import Task, Termination
+from harness.puzzle.instance import Instance
+from harness.runner.worker import read_frame, status_kb, write_frame
+from harness.solve import Outcome, SolveResult, judge
+
+DEFAULT_GRACE_S = 5.0
+SAMPLE_S = 0.05  # how often the runner samples a busy worker's memory
+_MEMOUT_HINTS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What a worker needs to execute one run (picklable)."""
+
+    instance: Instance
+    backend: str
+    formulation: str
+    task: Task = Task()
+    options: dict[str, Any] = field(default_factory=dict)
+    time_limit_s: float | None = None
+    memory_mb: int | None = None
+
+
+@dataclass
+class Execution:
+    """How one run went, as measured from outside the worker.
+
+    ``kind``: ``ok`` (an answer within the limit), ``timeout`` (killed at the wall
+    limit; ``outcome`` holds a late answer if one came during the grace), ``memout``,
+    ``crash`` (the worker died or failed outside the run).
+    """
+
+    kind: str
+    outcome: Outcome | None = None
+    wall_s: float = 0.0
+    peak_rss_mb: float | None = None
+    pid: int | None = None
+    error: str = ""
+    detail: str = ""
+
+    def judge(self, request: RunRequest) -> SolveResult:
+        """Verify the boards and classify (in the caller's process)."""
+        termination = {"ok": None, "timeout": Termination.TIMEOUT, "memout": Termination.MEMOUT,
+                       "crash": Termination.CRASH}[self.kind]
+        late = self.outcome if self.kind == "timeout" else None
+        if late is not None and late.hit_limit and not late.failure and \
+                not request.task.decided(len(late.boards), late.exhausted):
+            # the solver stopped itself on its own limit, just after the runner's: an
+            # undecided run either way; keep "solver-limit" (overshoot_s says how late)
+            termination = Termination.SOLVER_LIMIT
+        result = judge(request.instance, request.backend, request.formulation, request.task,
+                       request.options, self.outcome, termination, self.error, self.detail)
+        return result
+
+
+class WorkerProcess:
+    """One worker process and its pipes; ``call`` sends one request under limits."""
+
+    def __init__(self) -> None:
+        self.log = tempfile.TemporaryFile()
+        env = dict(os.environ, MALLOC_ARENA_MAX="2", PYTHONFAULTHANDLER="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "harness.runner.worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+            start_new_session=True, env=env, close_fds=True,
+        )
+        self.pid = self.proc.pid
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def call(self, kind: str, args: tuple, time_limit_s: float | None = None,
+             grace_s: float = DEFAULT_GRACE_S, memory_mb: int | None = None) -> Execution:
+        """Send one request; wait for the reply, the worker's death or the limit."""
+        start = time.perf_counter()
+        peak_kb = 0
+        vm_kb = 0
+        try:
+            write_frame(self.proc.stdin, (kind, args))
+        except (BrokenPipeError, OSError, ValueError):
+            return self._died(start, peak_kb, vm_kb, memory_mb)
+        fd = self.proc.stdout.fileno()
+        deadline = None if time_limit_s is None else start + time_limit_s
+        while True:
+            now = time.perf_counter()
+            wait = SAMPLE_S if deadline is None else min(SAMPLE_S, max(deadline - now, 0.0))
+            ready, _, _ = select.select([fd], [], [], wait)
+            if ready:
+                return self._reply(start, peak_kb, vm_kb, memory_mb)
+            peak_kb = max(peak_kb, status_kb(self.pid, "VmRSS") or 0)
+            vm_kb = max(vm_kb, status_kb(self.pid, "VmSize") or 0)
+            if deadline is not None and time.perf_counter() >= deadline:
+                return self._time_is_up(start, time_limit_s, grace_s, peak_kb)
+
+    def _reply(self, start: float, peak_kb: int, vm_kb: int, memory_mb: int | None) -> Execution:
+        try:
+            kind, payload = read_frame(self.proc.stdout)
+        except (EOFError, OSError, ValueError):
+            return self._died(start, peak_kb, vm_kb, memory_mb)
+        wall = time.perf_counter() - start
+        if kind == "ok":
+            outcome = payload
+            peak = getattr(outcome, "peak_rss_mb", None)
+            if isinstance(outcome, Outcome) and outcome.failure == "memout":
+                return Execution("memout", outcome, wall, peak or _mb(peak_kb), self.pid)
+            return Execution("ok", outcome, wall, peak if peak is not None else _mb(peak_kb), self.pid)
+        if kind == "memout":
+            return Execution("memout", None, wall, _mb(peak_kb), self.pid, error=str(payload))
+        return Execution("crash", None, wall, _mb(peak_kb), self.pid, error=str(payload))
+
+    def _died(self, start: float, peak_kb: int, vm_kb: int, memory_mb: int | None) -> Execution:
+        try:
+            code = self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            code = None
+        wall = time.perf_counter() - start
+        self.kill()
+        tail = self.log_tail()
+        if code is not None and code < 0:
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        else:
+            how = f"exit code {code}"
+        near_limit = memory_mb is not None and vm_kb >= 0.9 * memory_mb * 1024
+        if memory_mb is not None and (near_limit or any(h in tail for h in _MEMOUT_HINTS)):
+            return Execution("memout", None, wall, _mb(peak_kb), self.pid,
+                             error=f"worker process died ({how}) at its memory limit", detail=tail)
+        return Execution("crash", None, wall, _mb(peak_kb), self.pid,
+                         error=f"worker process died ({how})", detail=tail)
+
+    def _time_is_up(self, start: float, limit: float, grace_s: float, peak_kb: int) -> Execution:
+        self.signal(signal.SIGTERM)
+        late = None
+        end = time.perf_counter() + grace_s
+        fd = self.proc.stdout.fileno()
+        while time.perf_counter() < end and self.alive:
+            ready, _, _ = select.select([fd], [], [], min(SAMPLE_S, max(end - time.perf_counter(), 0.0)))
+            if ready:
+                try:
+                    kind, payload = read_frame(self.proc.stdout)
+                except (EOFError, OSError, ValueError):
+                    break
+                if kind == "ok" and isinstance(payload, Outcome):
+                    late = payload
+                break
+        self.kill()
+        wall = time.perf_counter() - start
+        detail = f"killed at the wall-clock limit ({limit:g} s; grace {grace_s:g} s)"
+        if late is not None:
+            detail += (f"; a late answer came after {wall:.2f} s: {len(late.boards)} board(s), "
+                       f"exhausted={late.exhausted}")
+        return Execution("timeout", late, wall, _mb(peak_kb), self.pid, detail=detail)
+
+    def signal(self, sig: int) -> None:
+        try:
+            os.killpg(self.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group and reap the worker."""
+        self.signal(signal.SIGKILL)
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        """Ask the worker to exit; kill it if it does not."""
+        if self.alive:
+            try:
+                write_frame(self.proc.stdin, None)
+                self.proc.wait(2)
+            except (BrokenPipeError, OSError, ValueError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+        self.log.close()
+
+    def log_tail(self, limit: int = 2000) -> str:
+        try:
+            self.log.seek(0, os.SEEK_END)
+            size = self.log.tell()
+            self.log.seek(max(size - limit, 0))
+            return self.log.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+
+def _mb(kb: int | None) -> float | None:
+    return None if not kb else kb / 1024
+
+
+class WorkerPool:
+    """Warm workers, one per backend, for one thread of execution.
+
+    ``warm=False`` starts a fresh worker for every run (cold: the run pays for the
+    interpreter and the solver imports; the overhead benchmark compares both).
+    """
+
+    def __init__(self, grace_s: float = DEFAULT_GRACE_S, warm: bool = True):
+        self.grace_s = grace_s
+        self.warm = warm
+        self._workers: dict[str, WorkerProcess] = {}
+        self._lock = threading.Lock()  # close() may come from another thread (Ctrl-C)
+        self._closed = False
+
+    def execute(self, request: RunRequest) -> Execution:
+        worker = self._worker(request.backend)
+        ex = worker.call("run", (request,), request.time_limit_s, self.grace_s, request.memory_mb)
+        if ex.kind != "ok" or not self.warm:  # killed, died or possibly damaged: replace it
+            self._workers.pop(request.backend, None)
+            worker.close()
+        return ex
+
+    def call(self, backend: str, kind: str, args: tuple, timeout_s: float | None = None) -> Execution:
+        """Any other request (``build``, ``pid``) in the backend's worker."""
+        worker = self._worker(backend)
+        ex = worker.call(kind, args, timeout_s, self.grace_s)
+        if ex.kind != "ok":
+            self._workers.pop(backend, None)
+            worker.close()
+        return ex
+
+    def _worker(self, backend: str) -> WorkerProcess:
+        worker = self._workers.get(backend)
+        if worker is not None and worker.alive:
+            return worker
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the worker pool is closed")
+            worker = self._workers[backend] = WorkerProcess()
+        if self.warm:
+            ex = worker.call("warm", (backend,), 300.0, self.grace_s)
+            if ex.kind != "ok":  # the run itself will meet and report the problem
+                worker.close()
+                with self._lock:
+                    if self._closed:
+                        raise RuntimeError("the worker pool is closed")
+                    worker = self._workers[backend] = WorkerProcess()
+        return worker
+
+    def close(self) -> None:
+        """Kill every worker; safe to call from another thread while a run is in flight."""
+        with self._lock:
+            self._closed = True
+            workers = list(self._workers.values())
+            self._workers.clear()
+        for worker in workers:
+            worker.close()
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["RunRequest", "Execution", "WorkerProcess", "WorkerPool", "DEFAULT_GRACE_S"]

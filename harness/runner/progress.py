@@ -1,0 +1,278 @@
+"""The live display of a campaign while it executes, and the closing per-pair summary table.
+
+Two modes.  *Live* (a terminal): one status line rewritten in place with ``\\r`` and
+cleared with ``\\x1b[K``, redrawn on every update but at most ``MIN_REDRAW_S`` apart.
+*Plain* (CI logs, pipes): a header line at start, a status line whenever ``interval_s``
+has passed since the last printed line, and always a final line.  Time comes from an
+injectable ``clock`` so that everything is testable with a fake clock and a StringIO.
+
+Runs resumed from the store count as done but not in the rate behind the ETA:
+``eta = elapsed / runs executed this session * runs remaining``.
+
+Standard library only: the runner and the CLI import this without pandas or solvers.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from typing import Any, Callable, TextIO
+
+STATUSES = ("sat", "unsat", "timeout", "memout", "error", "wrong")
+MIN_REDRAW_S = 0.1  # live mode: at most ~10 redraws a second
+CLEAR = "\x1b[K"  # erase to the end of the line
+
+
+def _status(record: dict[str, Any]) -> str:
+    value = record.get("status")
+    return str(getattr(value, "value", value))  # a Status enum or its plain text
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _columns(stream: Any) -> int | None:
+    """The terminal width of ``stream``, or None when it is no terminal."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def format_duration(seconds: float) -> str:
+    """``H:MM:SS`` (hours unbounded), rounded to the second."""
+    total = max(0, int(round(seconds)))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}"
+
+
+def _runs(n: int) -> str:
+    return f"{n} run" if n == 1 else f"{n} runs"
+
+
+class Progress:
+    """The live display of a campaign: ``start``, then ``update`` per run and ``tick``, then ``close``."""
+
+    def __init__(
+        self,
+        total: int,
+        *,
+        stream: TextIO | None = None,
+        live: bool | None = None,
+        interval_s: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.total = int(total)
+        self.stream = sys.stderr if stream is None else stream
+        self.live = _isatty(self.stream) if live is None else bool(live)
+        self.interval_s = float(interval_s)
+        self.clock = clock
+        self.counts = dict.fromkeys(STATUSES, 0)
+        self.other = 0  # records whose status is none of STATUSES
+        self.already_done = 0
+        self.executed = 0
+        self._t0: float | None = None
+        self._last_print: float | None = None  # plain mode: when the last line was written
+        self._last_draw: float | None = None  # live mode: when the line was last redrawn
+        self._drawn = 0  # live mode: width of the line on screen
+        self._closed = False
+
+    # ---- state -------------------------------------------------------------------
+
+    @property
+    def done(self) -> int:
+        return self.already_done + self.executed
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.total - self.done)
+
+    @property
+    def solved(self) -> int:
+        return self.counts["sat"] + self.counts["unsat"]
+
+    def elapsed(self) -> float:
+        """Seconds since ``start`` (0 before it)."""
+        return 0.0 if self._t0 is None else max(0.0, self.clock() - self._t0)
+
+    def eta(self) -> float | None:
+        """Seconds still to go at this session's rate; None before the first run executed."""
+        if self.executed == 0:
+            return None
+        return self.elapsed() / self.executed * self.remaining
+
+    def line(self, *, interrupted: bool = False) -> str:
+        """The status line, e.g. ``[ 34/80  42%] solved 30  timeout 3 ... eta 0:01:37``."""
+        width = len(str(self.total))
+        percent = 100 * self.done // self.total if self.total > 0 else 100
+        wrong = self.counts["wrong"]
+        parts = [
+            f"[{self.done:>{width}}/{self.total} {percent:>3}%] solved {self.solved}",
+            f"timeout {self.counts['timeout']}",
+            f"memout {self.counts['memout']}",
+            f"error {self.counts['error']}",
+            f"WRONG {wrong}" if wrong else "wrong 0",
+        ]
+        if self.other:
+            parts.append(f"other {self.other}")
+        parts.append(f"elapsed {format_duration(self.elapsed())}")
+        eta = self.eta()
+        parts.append("eta ?" if eta is None else f"eta {format_duration(eta)}")
+        if interrupted:
+            parts.append("interrupted")
+        return "  ".join(parts)
+
+    # ---- events ------------------------------------------------------------------
+
+    def start(self, already_done: int = 0) -> None:
+        """Begin: ``already_done`` runs were resumed from the store and are not executed again."""
+        self.already_done = max(0, int(already_done))
+        self._t0 = self.clock()
+        to_execute = max(0, self.total - self.already_done)
+        self._write(
+            f"campaign: {_runs(self.total)}, {self.already_done} already stored, "
+            f"{to_execute} to execute\n"
+        )
+        self._last_print = self._t0
+        if self.live:
+            self._draw(force=True)
+
+    def update(self, record: dict[str, Any]) -> None:
+        """One run finished (``record`` has at least ``status``; ``pair``, ``instance``, ``wall_s``)."""
+        if self._t0 is None:
+            self.start()
+        status = _status(record)
+        if status in self.counts:
+            self.counts[status] += 1
+        else:
+            self.other += 1
+        self.executed += 1
+        self._refresh()
+
+    def tick(self) -> None:
+        """Called periodically even without updates: live mode refreshes, plain mode may print."""
+        if self._t0 is not None:
+            self._refresh()
+
+    def note(self, text: str) -> None:
+        """Print a message line without breaking the live status line."""
+        if self.live and self._drawn and not self._closed:
+            self._write("\r" + " " * self._drawn + "\r" + CLEAR + text.rstrip("\n") + "\n")
+            self._drawn = 0
+            self._draw(force=True)
+        else:
+            self._write(text.rstrip("\n") + "\n")
+
+    def close(self, interrupted: bool = False) -> None:
+        """The final line (live mode: the line is finished with a newline).  Idempotent."""
+        if self._closed:
+            return
+        if self._t0 is None:
+            self.start()
+        if self.live:
+            self._draw(force=True, interrupted=interrupted)
+            self._write("\n")
+        else:
+            self._write(self.line(interrupted=interrupted) + "\n")
+        self._closed = True
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(interrupted=exc_type is not None)
+
+    # ---- output ------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        if self._closed:
+            return
+        if self.live:
+            self._draw()
+            return
+        now = self.clock()
+        if self._last_print is None or now - self._last_print >= self.interval_s:
+            self._write(self.line() + "\n")
+            self._last_print = now
+
+    def _draw(self, *, force: bool = False, interrupted: bool = False) -> None:
+        now = self.clock()
+        if not force and self._last_draw is not None and now - self._last_draw < MIN_REDRAW_S:
+            return
+        text = self.line(interrupted=interrupted)
+        columns = _columns(self.stream)
+        if columns:
+            text = text[: max(1, columns - 1)]  # a wrapped line cannot be rewritten with \r
+        self._write("\r" + text.ljust(self._drawn) + CLEAR)
+        self._drawn = len(text)
+        self._last_draw = now
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+
+
+# ---- the closing summary -----------------------------------------------------------
+
+SUMMARY_COLUMNS = ("pair", "runs", *STATUSES, "median wall_s", "total wall_s")
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return None  # None, NaN, text
+    return float(value)
+
+
+def _row(label: str, records: list[dict[str, Any]], with_other: bool) -> list[str]:
+    statuses = [_status(r) for r in records]
+    walls = [w for w in (_seconds(r.get("wall_s")) for r in records) if w is not None]
+    row = [label, str(len(records))] + [str(statuses.count(s)) for s in STATUSES]
+    if with_other:
+        row.append(str(sum(1 for s in statuses if s not in STATUSES)))
+    row.append(f"{statistics.median(walls):.3f}" if walls else "-")
+    row.append(f"{sum(walls):.3f}" if walls else "-")
+    return row
+
+
+def summary_table(records: list[dict[str, Any]]) -> str:
+    """One aligned row per pair (first-seen order) and a final ``all`` row.
+
+    Columns: pair, runs, the six statuses, median and total ``wall_s`` (runs without a
+    ``wall_s`` are left out of both; ``-`` when none has one).  An ``other`` column
+    appears only if some status is none of the six.  Wrong runs get a warning line.
+    """
+    by_pair: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        pair = record.get("pair")
+        by_pair.setdefault("?" if pair is None else str(pair), []).append(record)
+    with_other = any(_status(r) not in STATUSES for r in records)
+    header = list(SUMMARY_COLUMNS)
+    if with_other:
+        header.insert(-2, "other")
+    body = [_row(pair, rows, with_other) for pair, rows in by_pair.items()]
+    total = _row("all", list(records), with_other)
+    widths = [max(len(row[i]) for row in [header, *body, total]) for i in range(len(header))]
+
+    def fmt(row: list[str]) -> str:
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        return "  ".join(cells).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    lines = [fmt(header), rule, *(fmt(r) for r in body)]
+    if body:
+        lines.append(rule)
+    lines.append(fmt(total))
+    wrong = sum(1 for r in records if _status(r) == "wrong")
+    if wrong:
+        lines.append(f"WRONG: {_runs(wrong)} returned a board the verifier rejected")
+    return "\n".join(lines)
+
+
+__all__ = ["Progress", "summary_table", "format_duration", "STATUSES", "MIN_REDRAW_S"]

@@ -1,0 +1,141 @@
+"""The worker process (child side): executes runs the runner sends, under the limits it is given.
+
+Started by :class:`harness.runner.process.WorkerProcess` as ``python -m
+harness.runner.worker`` in its own session (process group).  It reads length-prefixed
+pickled requests on stdin and writes replies on its original stdout; the solver
+libraries' own prints go to stderr (the worker's log).  Per run it sets a soft
+``RLIMIT_AS`` (the memory limit), resets the peak-RSS counter and reports the peak
+afterwards.  SIGTERM (the runner's "time is up") does not interrupt the run: whatever
+answer the worker sends during the grace period is recorded as a late answer, and the
+runner SIGKILLs the process group when the grace is over.  (Raising at the signal
+would throw away the answer of a solver that stops on its own limit a few
+milliseconds after the runner's.)  The worker dies with its parent (PR_SET_PDEATHSIG).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import pickle
+import resource
+import signal
+import struct
+import sys
+from typing import Any, BinaryIO
+
+_HEADER = struct.Struct("<Q")
+
+
+def write_frame(stream: BinaryIO, obj: Any) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def read_frame(stream: BinaryIO) -> Any:
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        raise EOFError("stream closed")
+    (size,) = _HEADER.unpack(header)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError("stream closed mid-message")
+    return pickle.loads(data)
+
+
+def status_kb(pid: int | str, field: str) -> int | None:
+    """A ``Vm*`` field of /proc/PID/status in kB (None if the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _die_with_parent() -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the closed stdin still ends the worker
+        pass
+
+
+TERMINATED = False
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    global TERMINATED
+    TERMINATED = True  # the answer in progress is late; the runner kills us after the grace
+
+
+def _run(request: Any) -> Any:
+    from harness.solve import execute
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if request.memory_mb:
+        limit = request.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")  # reset VmHWM: the peak of this run, not of the worker's life
+    except OSError:
+        pass
+    try:
+        outcome = execute(request.instance, request.backend, request.formulation, request.task,
+                          request.options, request.time_limit_s)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    hwm = status_kb("self", "VmHWM")
+    outcome.peak_rss_mb = None if hwm is None else hwm / 1024
+    return outcome
+
+
+def _warm(backend: str) -> dict[str, str]:
+    from harness.solve import warm_up
+
+    return warm_up(backend)
+
+
+def _build(*args: Any) -> Any:
+    from harness.solve import build_in_process
+
+    return build_in_process(*args)
+
+
+HANDLERS = {"run": _run, "warm": _warm, "build": _build, "pid": lambda: os.getpid()}
+
+
+def main() -> None:
+    _die_with_parent()
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
+    requests = sys.stdin.buffer
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # solver prints go to the log, never into the reply stream
+    while True:
+        try:
+            message = read_frame(requests)
+        except EOFError:
+            return
+        if message is None:
+            return
+        kind, args = message
+        try:
+            reply = ("ok", HANDLERS[kind](*args))
+        except MemoryError:
+            reply = ("memout", "MemoryError outside the run")
+        except BaseException as exc:  # noqa: BLE001 - everything goes back to the runner
+            reply = ("err", f"{type(exc).__name__}: {exc}")
+        try:
+            write_frame(replies, reply)
+        except BrokenPipeError:
+            return
+        if TERMINATED:
+            return
+
+
+if __name__ == "__main__":
+    main()

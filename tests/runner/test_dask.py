@@ -1,0 +1,57 @@
+"""The Dask executor on a LocalCluster gives the same statuses and boards as the local one."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from pathlib import Path
+
+import distributed  # the test extra includes the dask extra
+
+from harness.runner.config import load_config
+from harness.runner.run import run_campaign
+from harness.store import ResultsStore
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _config(tmp_path: Path) -> Path:
+    cfg = tmp_path / "dask.toml"
+    cfg.write_text(
+        'name = "dask-vs-local"\n'
+        f'instances = ["{REPO}/instances/smoke", "{REPO}/instances/seeds/seed000_6x6.toml"]\n'
+        'task = "count-2"\n'
+        "[limits]\ntime_s = 30\ngrace_s = 2\n"
+        '[[pairs]]\nbackend = "sat"\n'
+        '[[pairs]]\nbackend = "fake"\nformulation = "cell"\n'
+        '[[pairs]]\nbackend = "fake"\noptions = { mode = "spin", seconds = 20 }\n'
+    )
+    return cfg
+
+
+def _outcomes(out: Path) -> dict[str, tuple]:
+    with ResultsStore(out, create=False) as store:
+        return {r["run_id"]: (r["status"], r["count"], r["verdict"], r["boards"]) for r in store.records()}
+
+
+def test_a_localcluster_campaign_equals_the_local_one(tmp_path):
+    base = load_config(_config(tmp_path))
+    base = replace(base, limits=replace(base.limits, time_s=2.0))  # the spinning pair times out
+    local = replace(base, output=tmp_path / "local", executor="local", jobs=2)
+    run_campaign(local, stream=io.StringIO(), live=False)
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        dask = replace(base, output=tmp_path / "dask", executor="dask", scheduler=cluster.scheduler_address, jobs=2)
+        outcome = run_campaign(dask, stream=io.StringIO(), live=False)
+    assert outcome.executed == outcome.total == 15
+
+    a, b = _outcomes(tmp_path / "local"), _outcomes(tmp_path / "dask")
+    assert a.keys() == b.keys() and len(a) == 15
+    assert a == b
+    statuses = {s for s, *_ in a.values()}
+    assert {"sat", "unsat", "timeout"} <= statuses
+    with ResultsStore(tmp_path / "dask", create=False) as store:
+        pids = {r["worker_pid"] for r in store.records() if r["backend"] == "sat"}
+        assert all(pids) and len(pids) <= 2  # warm workers, one per Dask worker thread

@@ -1,0 +1,117 @@
+"""Worker processes under limits, driven by the fake backend: timeout, memout, crash, wrong."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from harness.core.status import Status, Task, Termination
+from harness.puzzle.instance import Instance
+from harness.runner.process import RunRequest, WorkerPool
+
+GOOD = ["O.", "..", ".O"]  # two submarines on a 3x2 board, not touching
+TOUCHING = ["O.", "O.", ".."]
+
+
+def tiny(boards=(GOOD,)) -> Instance:
+    return Instance(rows=3, cols=2, fleet={1: 2}, row_clues=(1, 0, 1), col_clues=(1, 1),
+                    name="tiny", meta={"fake_boards": [list(b) for b in boards]})
+
+
+def request(mode="answer", inst=None, time_limit_s=10.0, memory_mb=None, **opts) -> RunRequest:
+    return RunRequest(inst or tiny(), "fake", "placement", Task(), {"mode": mode, **opts}, time_limit_s, memory_mb)
+
+
+@pytest.fixture
+def pool():
+    with WorkerPool(grace_s=1.0) as p:
+        yield p
+
+
+def run(pool, req):
+    ex = pool.execute(req)
+    return ex, ex.judge(req)
+
+
+def test_an_answer_is_verified_and_classified_in_the_runner(pool):
+    ex, res = run(pool, request())
+    assert ex.kind == "ok" and res.status is Status.SAT and res.verdicts == ["ok"]
+    assert ex.wall_s >= res.times["solve_s"] + res.times["build_s"]
+    assert ex.peak_rss_mb and ex.peak_rss_mb > 5
+    ex, res = run(pool, request(inst=tiny((TOUCHING,))))
+    assert res.status is Status.WRONG and not res.verdicts[0].startswith("ok")
+
+
+@pytest.mark.parametrize("mode", ["spin", "sleep"])
+def test_running_past_the_limit_is_a_timeout_within_limit_plus_grace(pool, mode):
+    start = time.perf_counter()
+    ex, res = run(pool, request(mode, time_limit_s=0.5, seconds=30))
+    took = time.perf_counter() - start
+    assert ex.kind == "timeout" and res.status is Status.TIMEOUT and res.termination is Termination.TIMEOUT
+    assert 0.5 <= ex.wall_s <= 0.5 + 1.0 + 0.5 and took < 5
+    assert "wall-clock limit" in res.detail
+    assert run(pool, request())[1].status is Status.SAT  # the worker was replaced
+
+
+def test_a_worker_that_ignores_sigterm_is_killed_after_the_grace(pool):
+    ex, res = run(pool, request("stubborn", time_limit_s=0.3, seconds=60))
+    assert res.status is Status.TIMEOUT
+    assert 0.3 + 1.0 <= ex.wall_s <= 0.3 + 1.0 + 1.0  # SIGTERM ignored: SIGKILL at limit + grace
+
+
+def test_a_late_answer_is_detail_and_the_status_is_timeout(pool):
+    ex, res = run(pool, request("stubborn", time_limit_s=0.3, seconds=0.6))
+    assert ex.kind == "timeout" and ex.outcome is not None
+    assert res.status is Status.TIMEOUT and not res.complete
+    assert "late answer" in res.detail
+    assert 0.6 <= ex.wall_s < 0.3 + 1.0
+
+
+def test_the_whole_process_group_is_killed(pool, tmp_path):
+    pidfile = tmp_path / "grandchild.pid"
+    ex, res = run(pool, request("spawn", time_limit_s=0.5, seconds=60, pidfile=str(pidfile)))
+    assert res.status is Status.TIMEOUT
+    pid = int(pidfile.read_text())
+    deadline = time.time() + 5
+    while time.time() < deadline and _alive(pid):
+        time.sleep(0.05)
+    assert not _alive(pid), "the grandchild survived its worker"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_allocating_past_the_memory_limit_is_a_memout_and_the_runner_carries_on(pool):
+    ex, res = run(pool, request("hog", memory_mb=400, megabytes=800))
+    assert ex.kind == "memout" and res.status is Status.MEMOUT and res.termination is Termination.MEMOUT
+    assert "memory" in res.error.lower()
+    ex, res = run(pool, request("hog", memory_mb=800, megabytes=200))
+    assert res.status is Status.SAT and ex.peak_rss_mb >= 200  # within the limit; the peak is measured
+    ex, res = run(pool, request("answer", memory_mb=800))
+    assert res.status is Status.SAT and ex.peak_rss_mb < 200  # the peak is per run, not per worker
+
+
+@pytest.mark.parametrize("mode, text", [("crash", "SIGABRT"), ("exit", "exit code 3"),
+                                        ("raise", "fake backend raised")])
+def test_a_crash_is_an_error_with_its_message_kept(pool, mode, text):
+    ex, res = run(pool, request(mode))
+    assert res.status is Status.ERROR and res.termination is Termination.CRASH
+    assert text in res.error
+    assert run(pool, request())[1].status is Status.SAT
+
+
+def test_cold_workers_are_fresh_processes_and_warm_ones_are_reused():
+    with WorkerPool(warm=False) as cold:
+        pids = {cold.execute(request()).pid for _ in range(3)}
+        assert len(pids) == 3
+    with WorkerPool(warm=True) as warm:
+        pids = {warm.execute(request()).pid for _ in range(3)}
+        assert len(pids) == 1
+        assert os.getpid() not in pids

@@ -1,0 +1,170 @@
+"""Campaigns end to end with the fake backend: store, resume, broken files, kill -9, Ctrl-C."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from harness.puzzle.formats import write_instance
+from harness.puzzle.instance import Instance
+from harness.runner.config import load_config
+from harness.runner.run import run_campaign
+from harness.store import ResultsStore
+
+GOOD = ["O.", "..", ".O"]
+TOUCHING = ["O.", ".O", ".."]
+REPO = Path(__file__).resolve().parents[2]
+
+
+def make_suite(folder: Path, n: int = 3) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        inst = Instance(rows=3, cols=2, fleet={1: 2}, row_clues=(1, 0, 1), col_clues=(1, 1),
+                        name=f"good{i}", meta={"fake_boards": [GOOD]})
+        write_instance(inst, folder / f"good{i}.toml", "native")
+    bad = Instance(rows=3, cols=2, fleet={1: 2}, row_clues=(1, 0, 1), col_clues=(1, 1),
+                   name="wrongboard", meta={"fake_boards": [TOUCHING]})
+    write_instance(bad, folder / "wrongboard.toml", "native")
+    (folder / "broken.toml").write_text("[size]\nrows = 3\ncols = -2\n")
+    return folder
+
+
+def write_config(tmp_path: Path, pairs: str, *, time_s: float = 5, extra: str = "", name: str = "t") -> Path:
+    make_suite(tmp_path / "inst")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'name = "{name}"\ninstances = ["inst"]\noutput = "out"\n{extra}\n'
+                   f"[limits]\ntime_s = {time_s}\ngrace_s = 1\nmemory_mb = 2048\n{pairs}")
+    return cfg
+
+
+FAKE = '[[pairs]]\nbackend = "fake"\n[[pairs]]\nbackend = "fake"\nformulation = "cell"\n'
+
+
+def quiet_run(cfg: Path, **kw):
+    return run_campaign(load_config(cfg), stream=io.StringIO(), live=False, **kw)
+
+
+def test_a_campaign_stores_one_row_per_run_with_the_right_statuses(tmp_path):
+    cfg = write_config(tmp_path, FAKE)
+    out = quiet_run(cfg)
+    assert out.total == 10 and out.executed == 10 and out.resumed == 0
+    with ResultsStore(tmp_path / "out", create=False) as store:
+        rows = store.records()
+    assert len(rows) == 10 and len({r["run_id"] for r in rows}) == 10
+    by = {(r["instance"], r["formulation"]): r for r in rows}
+    good = by[("good0", "placement")]
+    assert good["status"] == "sat" and good["verdict"] == "ok" and good["answer"] == "sat"
+    assert json.loads(good["boards"]) == [GOOD] and good["wall_s"] > 0 and good["pair"] == "fake/placement"
+    wrong = by[("wrongboard", "cell")]
+    assert wrong["status"] == "wrong" and wrong["verdict"] != "ok" and wrong["answer"] == "sat"
+    broken = by[("broken", "placement")]
+    assert broken["status"] == "error" and "broken.toml" in broken["error"] and "cols" in broken["error"]
+    assert (tmp_path / "out" / "config.toml").read_text() == cfg.read_text()
+
+
+def test_running_again_resumes_and_fresh_starts_over(tmp_path):
+    cfg = write_config(tmp_path, FAKE)
+    quiet_run(cfg)
+    again = quiet_run(cfg)
+    assert again.executed == 0 and again.resumed == 10
+    fresh = quiet_run(cfg, fresh=True)
+    assert fresh.executed == 10
+    with ResultsStore(tmp_path / "out", create=False) as store:
+        assert len(store) == 10
+
+
+def test_a_changed_config_is_refused_unless_fresh(tmp_path):
+    from harness.errors import InputError
+
+    cfg = write_config(tmp_path, FAKE)
+    quiet_run(cfg)
+    cfg.write_text(cfg.read_text().replace("time_s = 5", "time_s = 6"))
+    with pytest.raises(InputError, match="--fresh"):
+        quiet_run(cfg)
+    assert quiet_run(cfg, fresh=True).executed == 10
+
+
+def test_timeouts_and_memouts_do_not_stop_the_campaign(tmp_path):
+    pairs = ('[[pairs]]\nbackend = "fake"\noptions = { mode = "spin", seconds = 30 }\n'
+             '[[pairs]]\nbackend = "fake"\nformulation = "cell"\noptions = { mode = "hog", megabytes = 4000 }\n')
+    cfg = write_config(tmp_path, pairs, time_s=0.3)
+    quiet_run(cfg)
+    with ResultsStore(tmp_path / "out", create=False) as store:
+        rows = [r for r in store.records() if r["instance"] == "good1"]
+    status = {r["formulation"]: r for r in rows}
+    assert status["placement"]["status"] == "timeout" and status["placement"]["termination"] == "timeout"
+    assert status["placement"]["overshoot_s"] >= 0 and status["placement"]["wall_s"] <= 0.3 + 1 + 0.5
+    assert status["cell"]["status"] == "memout" and status["cell"]["termination"] == "memout"
+
+
+def _env(marker: str) -> dict[str, str]:
+    env = dict(os.environ, BATTLEBENCH_TEST_MARK=marker)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _marked_processes(marker: str) -> list[int]:
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            if f"BATTLEBENCH_TEST_MARK={marker}".encode() in (d / "environ").read_bytes():
+                found.append(int(d.name))
+        except OSError:
+            continue
+    return found
+
+
+def _wait_for_rows(out: Path, n: int, timeout: float = 60) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if (out / "results.sqlite").exists():
+            with ResultsStore(out, create=False) as store:
+                if len(store) >= n:
+                    return
+        time.sleep(0.1)
+    raise AssertionError(f"fewer than {n} rows after {timeout} s")
+
+
+def _slow_campaign(tmp_path: Path) -> Path:
+    pairs = '[[pairs]]\nbackend = "fake"\noptions = { mode = "sleep", seconds = 0.4 }\n'
+    return write_config(tmp_path, pairs, extra="jobs = 2\n")
+
+
+@pytest.mark.parametrize("how", ["kill-9", "ctrl-c"])
+def test_killing_the_runner_loses_nothing_stored_and_rerunning_completes_it(tmp_path, how):
+    cfg = _slow_campaign(tmp_path)
+    out = tmp_path / "out"
+    marker = uuid.uuid4().hex
+    cmd = [sys.executable, "-m", "harness.cli", "run", str(cfg), "--progress", "plain"]
+    proc = subprocess.Popen(cmd, env=_env(marker), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _wait_for_rows(out, 1)
+    proc.send_signal(signal.SIGKILL if how == "kill-9" else signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    if how == "ctrl-c":
+        assert proc.returncode == 130 and b"run the same command again to resume" in err, err.decode()
+    else:
+        assert proc.returncode == -signal.SIGKILL
+    deadline = time.time() + 10  # workers die with their runner (process group kill or PDEATHSIG)
+    while time.time() < deadline and _marked_processes(marker):
+        time.sleep(0.1)
+    assert not _marked_processes(marker), "orphan worker processes"
+    with ResultsStore(out, create=False) as store:
+        before = len(store)
+    assert 1 <= before < 5
+    again = subprocess.run(cmd, env=_env(marker), capture_output=True, text=True, timeout=120)
+    assert again.returncode == 1  # the campaign has a wrong board: exit 1
+    assert f"{before} were already stored" in again.stdout
+    with ResultsStore(out, create=False) as store:
+        rows = store.records()
+    assert len(rows) == 5 and len({r["run_id"] for r in rows}) == 5
