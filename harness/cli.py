@@ -200,6 +200,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.interval <= 0:
         raise UsageError("--interval must be > 0")
     config = load_config(args.config)  # every problem is reported before any run starts
+    if args.scheduler and not args.executor:
+        args.executor = "dask"  # a scheduler address means the Dask executor
     config = with_overrides(config, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler,
                             output=Path(args.output) if args.output else None)
     live = {"auto": None, "live": True, "plain": False}[args.progress]

@@ -10,6 +10,7 @@ process behind (for the process-group kill).
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import subprocess
@@ -26,7 +27,7 @@ class FakeBackend(Backend):
     formulations: ClassVar[tuple[str, ...]] = ("placement", "cell")
     options: ClassVar[dict[str, Option]] = {
         "mode": Option("answer", str, ("answer", "sleep", "spin", "crash", "raise", "exit", "hog",
-                                      "stubborn", "spawn")),
+                                      "stubborn", "spawn", "segfault", "import")),
         "seconds": Option(1.0, float, help="how long to sleep or spin"),
         "megabytes": Option(0, int, help="how much memory to allocate (mode hog)"),
         "exhausted": Option(True, bool, help="claim the search was exhausted"),
@@ -52,6 +53,12 @@ class FakeBackend(Backend):
             raise BackendError("fake backend raised on request")
         elif mode == "crash":
             os.abort()
+        elif mode == "segfault":
+            import ctypes
+
+            ctypes.string_at(0)  # SIGSEGV, as a solver's C code might
+        elif mode == "import":
+            importlib.import_module("battlebench_no_such_solver")  # an import failure, on purpose
         elif mode == "exit":
             os._exit(3)
         elif mode == "stubborn":

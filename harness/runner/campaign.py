@@ -93,15 +93,15 @@ def expand(config: Config) -> list[RunSpec]:
     return runs
 
 
-def _now() -> str:
+def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
 def execute_spec(pool: WorkerPool, spec: RunSpec) -> dict[str, Any]:
     """Execute one run in the pool's worker for its backend; judge it here; one record."""
-    started = _now()
+    started = now_iso()
     if spec.instance is None:
-        return make_record(spec, None, None, started, _now(), error=spec.load_error)
+        return make_record(spec, None, None, started, now_iso(), error=spec.load_error)
     request = RunRequest(spec.instance, spec.pair.backend, spec.pair.formulation, spec.task,
                          spec.options, spec.limits.time_s, spec.limits.memory_mb)
     execution = pool.execute(request)
@@ -174,4 +174,4 @@ def make_record(spec: RunSpec, execution: Execution | None, result: SolveResult 
 _LIBRARY = {"cpsat": "ortools", "mip": "highs", "sat": "python-sat", "fake": "fake"}
 
 
-__all__ = ["RunSpec", "expand", "execute_spec", "make_record", "load_instance"]
+__all__ = ["RunSpec", "expand", "execute_spec", "make_record", "load_instance", "now_iso"]

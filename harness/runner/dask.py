@@ -14,7 +14,7 @@ import threading
 from typing import Any, Iterator
 
 from harness.errors import UsageError
-from harness.runner.campaign import RunSpec, _now, execute_spec
+from harness.runner.campaign import RunSpec, now_iso, execute_spec
 from harness.runner.local import HEARTBEAT_S, failed_record
 from harness.runner.process import DEFAULT_GRACE_S, WorkerPool
 
@@ -30,7 +30,7 @@ def execute_on_worker(spec: RunSpec, grace_s: float, warm: bool) -> dict[str, An
     pool = pools.get(key)
     if pool is None:
         pool = pools[key] = WorkerPool(grace_s, warm)
-    started = _now()
+    started = now_iso()
     try:
         return execute_spec(pool, spec)
     except Exception as exc:
@@ -83,7 +83,7 @@ class DaskExecutor:
                 try:
                     yield future.result()
                 except Exception as exc:  # the Dask worker itself died or the task failed
-                    yield failed_record(by_key[future.key], exc, _now())
+                    yield failed_record(by_key[future.key], exc, now_iso())
 
     def stop(self) -> None:
         if self._futures:

@@ -14,7 +14,7 @@ import threading
 import traceback
 from typing import Any, Iterator
 
-from harness.runner.campaign import RunSpec, execute_spec, make_record
+from harness.runner.campaign import RunSpec, execute_spec, make_record, now_iso
 from harness.runner.process import DEFAULT_GRACE_S, WorkerPool
 
 HEARTBEAT_S = 0.5
@@ -23,9 +23,7 @@ _DONE = object()
 
 def failed_record(spec: RunSpec, exc: BaseException, started: str) -> dict[str, Any]:
     """A run the harness itself failed to execute: recorded as an error, the campaign goes on."""
-    from harness.runner.campaign import _now
-
-    rec = make_record(spec, None, None, started, _now(), error=f"harness failure: {type(exc).__name__}: {exc}")
+    rec = make_record(spec, None, None, started, now_iso(), error=f"harness failure: {type(exc).__name__}: {exc}")
     rec["detail"] = traceback.format_exc(limit=5)
     return rec
 
@@ -57,9 +55,7 @@ class LocalExecutor:
                         spec = todo.get_nowait()
                     except queue.Empty:
                         break
-                    from harness.runner.campaign import _now
-
-                    started = _now()
+                    started = now_iso()
                     try:
                         record = execute_spec(pool, spec)
                     except Exception as exc:  # a harness bug must not end the campaign

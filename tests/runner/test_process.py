@@ -98,8 +98,9 @@ def test_allocating_past_the_memory_limit_is_a_memout_and_the_runner_carries_on(
     assert res.status is Status.SAT and ex.peak_rss_mb < 200  # the peak is per run, not per worker
 
 
-@pytest.mark.parametrize("mode, text", [("crash", "SIGABRT"), ("exit", "exit code 3"),
-                                        ("raise", "fake backend raised")])
+@pytest.mark.parametrize("mode, text", [("crash", "SIGABRT"), ("segfault", "SIGSEGV"), ("exit", "exit code 3"),
+                                        ("raise", "fake backend raised"),
+                                        ("import", "No module named 'battlebench_no_such_solver'")])
 def test_a_crash_is_an_error_with_its_message_kept(pool, mode, text):
     ex, res = run(pool, request(mode))
     assert res.status is Status.ERROR and res.termination is Termination.CRASH

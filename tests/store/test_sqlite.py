@@ -255,7 +255,8 @@ def test_runs_survive_sigkill_right_after_add(tmp_path):
     with ResultsStore(tmp_path, create=False) as s:
         ids = s.done_ids()
         assert set(printed) <= ids
-        assert ids <= {f"run-{i}" for i in range(len(printed) + 1)}  # at most one unprinted
+        # the child may have added a few more before the kill landed: a prefix, no holes
+        assert ids == {f"run-{i}" for i in range(len(ids))}
         assert s.meta()["config_hash"] == "h"
         assert s.begin("demo", "h", "text") == len(ids)
 
