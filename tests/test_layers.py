@@ -22,7 +22,9 @@ ALLOWED = {
     "solve": {"core", "errors", "puzzle", "model", "backends", "solve", "__init__"},
     "runner": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "__init__"},
     "store": {"core", "errors", "store"},
-    "cli": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "cli", "__init__"},
+    "report": {"core", "errors", "store", "report"},
+    "cli": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "report", "cli",
+            "__init__"},
 }
 SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat"}
 

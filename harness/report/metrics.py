@@ -1,0 +1,450 @@
+"""The report's numbers: per-pair scores, virtual best, pivots and best-of tables, headline.
+
+Pure functions of the run frame (:func:`harness.report.data.load`); nothing is rounded,
+every table has a plain RangeIndex (write it with ``index=False``) and a deterministic
+row order.  Conventions (see :mod:`harness.report.data`): a run is solved when its status
+is ``sat`` or ``unsat`` (``wrong`` is not solved); an unsolved run counts at its time limit.
+
+Repetitions: every run of one pair on one instance (several repetitions, or seeds) is
+collapsed into one *cell* (:func:`instance_times`): its time is the median over the runs
+of the ranking time, its PAR-k score the median of the penalized times, and the cell is
+*solved* when more than half of its runs are.  Per-pair scores that rank pairs (solved,
+PAR-k, shifted geometric mean, VBS gap, unique solves) are over cells, so a pair that was
+repeated more often does not weigh more; descriptive columns (status counts, mean_s,
+median_s, shares, model size, memory, overshoot) are over runs.
+
+Definitions (t = a cell's time, L = the time limit):
+
+* PAR-k: mean over cells of (wall_s if solved else k × L);
+* shifted geometric mean ``sgm_s``: exp(mean(log(t + shift_s))) − shift_s;
+* virtual best (VBS) of an instance: the smallest t over pairs; ``vbs_gap_s`` of a pair:
+  mean over its instances of (its t − the VBS t);
+* ``unique_solves``: instances this pair solved and no other pair did.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from harness.report.data import INSTANCE_KEY, STATUSES, penalized_time, ranking_time, solved_mask, \
+    with_instance_key
+
+PAIR_COLUMNS = [
+    "pair", "backend", "formulation", "runs", "instances", "solved", "sat", "unsat", "timeout",
+    "memout", "error", "wrong", "par2_s", "par10_s", "sgm_s", "sgm_ratio", "mean_s", "median_s",
+    "vbs_gap_s", "unique_solves", "build_share", "solve_share", "median_variables",
+    "median_constraints", "median_peak_rss_mb", "median_overshoot_s", "max_overshoot_s",
+]
+CELL_COLUMNS = [
+    "pair", "backend", "formulation", "instance", INSTANCE_KEY, "repetitions", "solved_runs",
+    "solved", "time_s", "par2_s", "par10_s",
+]
+VBS_COLUMNS = ["instance", "best_pair", "best_s", "solved_by"]
+REPETITION_COLUMNS = ["pair", "instance", "repetitions", "statuses", "median_s", "min_s", "max_s",
+                      "spread"]
+BEST_FORMULATION_COLUMNS = ["backend", "best_formulation", "sgm_s", "runner_up", "ratio"]
+BEST_BACKEND_COLUMNS = ["formulation", "best_backend", "sgm_s", "runner_up", "ratio"]
+TABLES = ("pairs", "virtual_best", "pivot_sgm", "pivot_solved", "best_formulation_per_backend",
+          "best_backend_per_formulation", "repetitions")
+"""The keys of :func:`all_tables`, in report order (the report's CSV files are named after them)."""
+
+NAN = float("nan")
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+def _check_shift(shift_s: float) -> float:
+    shift = float(shift_s)
+    if not math.isfinite(shift) or shift < 0:
+        raise ValueError(f"shift_s must be a finite number >= 0, not {shift_s!r}")
+    return shift
+
+
+def shifted_geomean(values: Iterable[float], shift_s: float = 1.0) -> float:
+    """exp(mean(log(v + shift_s))) − shift_s over the non-NaN values (NaN if there are none)."""
+    shift = _check_shift(shift_s)
+    arr = np.asarray([float(v) for v in values], dtype="float64")
+    arr = arr[~np.isnan(arr)]
+    if arr.size == 0:
+        return NAN
+    with np.errstate(divide="ignore"):  # log(0) with shift 0: -inf, the geometric mean is 0
+        return float(np.exp(np.mean(np.log(arr + shift))) - shift)
+
+
+def _ratio(a: float, b: float) -> float:
+    """a / b, NaN when either is NaN or b is not positive."""
+    if math.isnan(a) or math.isnan(b) or b <= 0:
+        return NAN
+    return a / b
+
+
+def _median(series: pd.Series) -> float:
+    values = series.astype("float64").dropna()
+    return float(values.median()) if len(values) else NAN
+
+
+def _max(series: pd.Series) -> float:
+    values = series.astype("float64").dropna()
+    return float(values.max()) if len(values) else NAN
+
+
+def _min(series: pd.Series) -> float:
+    values = series.astype("float64").dropna()
+    return float(values.min()) if len(values) else NAN
+
+
+def _runs(df: pd.DataFrame) -> pd.DataFrame:
+    """The columns the metrics need, one row per run, with plain dtypes."""
+    df = with_instance_key(df)
+    return pd.DataFrame({
+        "pair": df["pair"].astype(object),
+        "backend": df["backend"].astype(object),
+        "formulation": df["formulation"].astype(object),
+        "instance": df["instance"].astype(object),
+        INSTANCE_KEY: df[INSTANCE_KEY].astype(object),
+        "status": df["status"].astype(object),
+        "solved": solved_mask(df),
+        "time_s": ranking_time(df),
+        "par2_s": penalized_time(df, 2),
+        "par10_s": penalized_time(df, 10),
+        "wall_s": df["wall_s"].astype("float64"),
+        "build_s": df["build_s"].astype("float64"),
+        "solve_s": df["solve_s"].astype("float64"),
+        "overshoot_s": df["overshoot_s"].astype("float64"),
+        "peak_rss_mb": df["peak_rss_mb"].astype("float64"),
+        "variables": df["variables"].astype("float64"),
+        "constraints": df["constraints"].astype("float64"),
+    }).reset_index(drop=True)
+
+
+def _cells(runs: pd.DataFrame) -> pd.DataFrame:
+    if runs.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in CELL_COLUMNS})
+    cells = (
+        runs.groupby(["pair", INSTANCE_KEY], sort=True)
+        .agg(backend=("backend", "first"), formulation=("formulation", "first"),
+             instance=("instance", "first"), repetitions=("solved", "size"),
+             solved_runs=("solved", "sum"), time_s=("time_s", "median"),
+             par2_s=("par2_s", "median"), par10_s=("par10_s", "median"))
+        .reset_index()
+    )
+    cells["repetitions"] = cells["repetitions"].astype("int64")
+    cells["solved_runs"] = cells["solved_runs"].astype("int64")
+    cells["solved"] = (2 * cells["solved_runs"] > cells["repetitions"]).astype(bool)
+    return cells[CELL_COLUMNS]
+
+
+def instance_times(df: pd.DataFrame) -> pd.DataFrame:
+    """One row (a *cell*) per pair × instance, repetitions collapsed; ordered by pair, instance_key.
+
+    Columns: ``pair, backend, formulation, instance, instance_key, repetitions``
+    (runs in the cell), ``solved_runs``, ``solved`` (more than half of the runs solved),
+    ``time_s`` (median ranking time: unsolved runs at the limit), ``par2_s``, ``par10_s``
+    (median of the penalized times).
+    """
+    return _cells(_runs(df))
+
+
+def _vbs(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per instance_key (as index): instance, best_pair, best_s, solved_by."""
+    if cells.empty:
+        out = pd.DataFrame({c: pd.Series(dtype=object) for c in VBS_COLUMNS})
+        out.index.name = INSTANCE_KEY
+        return out
+    order = cells.assign(_unsolved=~cells["solved"]).sort_values(
+        [INSTANCE_KEY, "time_s", "_unsolved", "pair"], na_position="last", kind="mergesort")
+    best = order.drop_duplicates(INSTANCE_KEY, keep="first").set_index(INSTANCE_KEY)
+    solved_by = cells.groupby(INSTANCE_KEY, sort=True)["solved"].sum().astype("int64")
+    out = pd.DataFrame({
+        "instance": best["instance"],
+        "best_pair": best["pair"].where(solved_by.reindex(best.index) > 0, None),
+        "best_s": best["time_s"].astype("float64"),
+        "solved_by": solved_by.reindex(best.index),
+    })
+    out.index.name = INSTANCE_KEY
+    return out
+
+
+def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shift: float) -> pd.DataFrame:
+    if runs.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in PAIR_COLUMNS})
+    cells = cells.join(vbs[["best_s", "solved_by"]], on=INSTANCE_KEY)
+    rows = []
+    cells_by_pair = dict(list(cells.groupby("pair", sort=True)))
+    for pair, r in runs.groupby("pair", sort=True):
+        c = cells_by_pair[pair]
+        status = r["status"].value_counts()
+        solved_runs = r[r["solved"]]
+        timeouts = r[r["status"] == "timeout"]
+        timed = solved_runs.dropna(subset=["build_s", "solve_s"])
+        total = float(timed["build_s"].sum() + timed["solve_s"].sum())
+        build_share = float(timed["build_s"].sum()) / total if total > 0 else NAN
+        rows.append({
+            "pair": pair,
+            "backend": r["backend"].iloc[0],
+            "formulation": r["formulation"].iloc[0],
+            "runs": len(r),
+            "instances": len(c),
+            "solved": int(c["solved"].sum()),
+            **{s: int(status.get(s, 0)) for s in STATUSES},
+            "par2_s": float(c["par2_s"].mean()),
+            "par10_s": float(c["par10_s"].mean()),
+            "sgm_s": shifted_geomean(c["time_s"], shift),
+            "sgm_ratio": NAN,  # below, once every pair's sgm is known
+            "mean_s": float(solved_runs["wall_s"].mean()) if len(solved_runs) else NAN,
+            "median_s": _median(solved_runs["wall_s"]),
+            "vbs_gap_s": float((c["time_s"] - c["best_s"]).mean()),
+            "unique_solves": int((c["solved"] & (c["solved_by"] == 1)).sum()),
+            "build_share": build_share,
+            "solve_share": 1.0 - build_share,
+            "median_variables": _median(r["variables"]),
+            "median_constraints": _median(r["constraints"]),
+            "median_peak_rss_mb": _median(r["peak_rss_mb"]),
+            "median_overshoot_s": _median(timeouts["overshoot_s"]),
+            "max_overshoot_s": _max(timeouts["overshoot_s"]),
+        })
+    table = pd.DataFrame(rows, columns=PAIR_COLUMNS)
+    sgms = table["sgm_s"].dropna()
+    best = float(sgms.min()) if len(sgms) else NAN
+    table["sgm_ratio"] = [_ratio(float(s), best) for s in table["sgm_s"]]
+    return table.sort_values(["solved", "sgm_s", "pair"], ascending=[False, True, True],
+                             na_position="last", kind="mergesort", ignore_index=True)
+
+
+# -- public tables -------------------------------------------------------------------------
+
+def pair_table(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
+    """One row per pair, best first (more solved, then smaller ``sgm_s``, then pair label).
+
+    Columns :data:`PAIR_COLUMNS`: ``runs`` and the status counts (``sat`` … ``wrong``,
+    which add up to ``runs``) count runs; ``instances`` and ``solved`` count instances
+    (cells).  ``par2_s``, ``par10_s``, ``sgm_s`` (shift ``shift_s``), ``vbs_gap_s``,
+    ``unique_solves`` are over cells; ``sgm_ratio`` is sgm_s / the smallest sgm_s of any
+    pair.  ``mean_s``, ``median_s``: solved runs' wall_s (NaN if none); ``build_share`` =
+    Σ build_s / Σ (build_s + solve_s) over solved runs, ``solve_share`` = 1 − that;
+    ``median_variables``, ``median_constraints``, ``median_peak_rss_mb`` over all runs;
+    the overshoot columns over ``timeout`` runs (NaN if none).
+    """
+    shift = _check_shift(shift_s)
+    runs = _runs(df)
+    cells = _cells(runs)
+    return _pair_table(runs, cells, _vbs(cells), shift)
+
+
+def virtual_best(df: pd.DataFrame) -> pd.DataFrame:
+    """Per instance (ordered by display name, then file): ``instance, best_pair, best_s, solved_by``.
+
+    ``best_s`` is the smallest cell time over the pairs (the time limit if no pair solved
+    the instance; then ``best_pair`` is null); ties go to a solved cell, then to the
+    smallest pair label.  ``solved_by`` counts the pairs that solved the instance.
+    """
+    return _vbs_table(_vbs(_cells(_runs(df))))
+
+
+def _vbs_table(vbs: pd.DataFrame) -> pd.DataFrame:
+    if vbs.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in VBS_COLUMNS})
+    out = vbs.reset_index().sort_values(["instance", INSTANCE_KEY], kind="mergesort")
+    out = out[VBS_COLUMNS].reset_index(drop=True)
+    return out.astype({"instance": "str", "best_pair": "str"})
+
+
+def repetition_table(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per pair × instance with more than one run, ordered by pair, instance, file.
+
+    Columns: ``pair, instance, repetitions`` (runs), ``statuses`` (e.g. ``"sat×2, memout×1"``,
+    in the order of :data:`harness.report.data.STATUSES`), ``median_s, min_s, max_s`` of
+    the ranking time (unsolved runs at the limit) and ``spread`` = (max − min) / median
+    (NaN if the median is 0).
+    """
+    runs = _runs(df)
+    rows = []
+    if not runs.empty:
+        for (pair, key), r in runs.groupby(["pair", INSTANCE_KEY], sort=True):
+            if len(r) < 2:
+                continue
+            counts = r["status"].fillna("none").value_counts()
+            order = [s for s in STATUSES if s in counts.index] + sorted(
+                s for s in counts.index if s not in STATUSES)
+            median, low, high = _median(r["time_s"]), _min(r["time_s"]), _max(r["time_s"])
+            rows.append({
+                "pair": pair, "instance": r["instance"].iloc[0], "_key": key,
+                "repetitions": len(r),
+                "statuses": ", ".join(f"{s}×{int(counts[s])}" for s in order),
+                "median_s": median, "min_s": low, "max_s": high,
+                "spread": _ratio(high - low, median),
+            })
+    if not rows:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in REPETITION_COLUMNS})
+    table = pd.DataFrame(rows).sort_values(["pair", "instance", "_key"], kind="mergesort")
+    return table[REPETITION_COLUMNS].reset_index(drop=True)
+
+
+def _best_per_cell(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The best pair (first in rank order) of each backend × formulation."""
+    return pairs.drop_duplicates(["backend", "formulation"], keep="first")
+
+
+def _pivot(pairs: pd.DataFrame, value: str, dtype: str) -> pd.DataFrame:
+    if pairs.empty:
+        return pd.DataFrame({"formulation": pd.Series(dtype=object)})
+    best = _best_per_cell(pairs)
+    lookup = {(f, b): v for f, b, v in zip(best["formulation"], best["backend"], best[value])}
+    forms = sorted(set(best["formulation"]))
+    backends = sorted(set(best["backend"]))
+    data: dict[str, object] = {"formulation": forms}
+    for b in backends:
+        data[b] = pd.array([lookup.get((f, b)) for f in forms], dtype=dtype)
+    return pd.DataFrame(data)
+
+
+def pivot_sgm(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
+    """Formulations as rows (column ``formulation``, sorted) × backends as columns: ``sgm_s``.
+
+    Where several pairs share a backend and formulation (other options), the cell is the
+    best of them (the first in :func:`pair_table` order); NaN where a backend lacks the
+    formulation.
+    """
+    return _pivot(pair_table(df, shift_s), "sgm_s", "float64")
+
+
+def pivot_solved(df: pd.DataFrame) -> pd.DataFrame:
+    """As :func:`pivot_sgm`, of ``solved`` (instances; nullable Int64, <NA> where absent)."""
+    return _pivot(pair_table(df), "solved", "Int64")
+
+
+def _plain(row: pd.Series, name: str) -> str:
+    """The name (formulation or backend) of the winning pair; its whole label if it has options."""
+    return row[name] if row["pair"] == f"{row['backend']}/{row['formulation']}" else row["pair"]
+
+
+def _best_of(pairs: pd.DataFrame, group: str, other: str, columns: list[str]) -> pd.DataFrame:
+    rows = []
+    if not pairs.empty:
+        for value in sorted(set(pairs[group])):
+            entries = pairs[pairs[group] == value]  # already in rank order
+            win = entries.iloc[0]
+            runner = entries.iloc[1] if len(entries) > 1 else None
+            rows.append({
+                columns[0]: value,
+                columns[1]: _plain(win, other),
+                "sgm_s": float(win["sgm_s"]),
+                "runner_up": None if runner is None else runner["pair"],
+                "ratio": NAN if runner is None else _ratio(float(runner["sgm_s"]), float(win["sgm_s"])),
+            })
+    if not rows:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    return pd.DataFrame(rows, columns=columns)
+
+
+def best_formulation_per_backend(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
+    """Per backend (sorted): ``backend, best_formulation, sgm_s, runner_up, ratio``.
+
+    Each pair of the backend is an entry, ranked as in :func:`pair_table` (more solved,
+    then smaller sgm_s).  ``best_formulation`` is the winner's formulation, or its whole
+    pair label when the pair has options; ``runner_up`` is the second entry's pair label
+    (null if there is none); ``ratio`` = runner-up sgm_s / winner sgm_s (NaN if none).
+    """
+    return _best_of(pair_table(df, shift_s), "backend", "formulation", BEST_FORMULATION_COLUMNS)
+
+
+def best_backend_per_formulation(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
+    """Per formulation (sorted): ``formulation, best_backend, sgm_s, runner_up, ratio``.
+
+    As :func:`best_formulation_per_backend` with the roles swapped.
+    """
+    return _best_of(pair_table(df, shift_s), "formulation", "backend", BEST_BACKEND_COLUMNS)
+
+
+def all_tables(df: pd.DataFrame, shift_s: float = 1.0) -> dict[str, pd.DataFrame]:
+    """Every table of the report, keyed by :data:`TABLES` (in that order)."""
+    shift = _check_shift(shift_s)
+    runs = _runs(df)
+    cells = _cells(runs)
+    vbs = _vbs(cells)
+    pairs = _pair_table(runs, cells, vbs, shift)
+    tables = {
+        "pairs": pairs,
+        "virtual_best": _vbs_table(vbs),
+        "pivot_sgm": _pivot(pairs, "sgm_s", "float64"),
+        "pivot_solved": _pivot(pairs, "solved", "Int64"),
+        "best_formulation_per_backend": _best_of(pairs, "backend", "formulation",
+                                                 BEST_FORMULATION_COLUMNS),
+        "best_backend_per_formulation": _best_of(pairs, "formulation", "backend",
+                                                 BEST_BACKEND_COLUMNS),
+        "repetitions": repetition_table(df),
+    }
+    assert tuple(tables) == TABLES
+    return tables
+
+
+# -- headline ------------------------------------------------------------------------------
+
+def _secs(x: float) -> str:
+    if math.isnan(x):
+        return "n/a"
+    return f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+
+def _times(r: float) -> str:
+    if math.isnan(r):
+        return "n/a"
+    return f"{r:.1f}×" if r < 10 else f"{r:.0f}×"
+
+
+def headline(df: pd.DataFrame, shift_s: float = 1.0) -> str:
+    """One or two plain sentences: which pair wins, by how much, and whether any run was wrong.
+
+    The comparison uses each pair's sgm_s relative to the winner's (with the solved count
+    where it differs); the three pairs after the winner are named, then only the last.
+    """
+    pairs = pair_table(df, shift_s)
+    if pairs.empty:
+        return "No runs in these results."
+    win = pairs.iloc[0]
+    n = int(win["instances"])
+    first = (f"{win['pair']} wins: {int(win['solved'])}/{n} solved, "
+             f"shifted geometric mean {_secs(float(win['sgm_s']))} s")
+    if len(pairs) == 1:
+        first = (f"{win['pair']} is the only pair: {int(win['solved'])}/{n} solved, "
+                 f"shifted geometric mean {_secs(float(win['sgm_s']))} s")
+    others = []
+    rest = pairs.iloc[1:]
+    shown = list(range(min(3, len(rest))))
+    if len(rest) > 3:
+        shown.append(len(rest) - 1)
+    for i in shown:
+        r = rest.iloc[i]
+        ratio = _ratio(float(r["sgm_s"]), float(win["sgm_s"]))
+        note = ""
+        if int(r["solved"]) != int(win["solved"]) or int(r["instances"]) != n:
+            note = f" ({int(r['solved'])}/{int(r['instances'])} solved)"
+        if i == 0:
+            how = "slower" if math.isnan(ratio) or ratio >= 1 else "the time"
+            others.append(f"the runner-up {r['pair']} is {_times(ratio)} {how}{note}")
+        elif i == len(rest) - 1 and len(rest) > 3:
+            others.append(f"and {len(rest) - 3} more, the last {r['pair']} {_times(ratio)}{note}")
+        else:
+            others.append(f"{r['pair']} {_times(ratio)}{note}")
+    sentence = first + ("; " + ", ".join(others) if others else "") + "."
+    wrong = pairs[pairs["wrong"] > 0]
+    total = int(pairs["wrong"].sum())
+    if total == 0:
+        sentence += " No run gave a wrong answer."
+    else:
+        who = ", ".join(f"{int(w)} by {p}" for p, w in zip(wrong["pair"], wrong["wrong"]))
+        sentence += (f" {total} run{'s' if total != 1 else ''} gave a wrong answer ({who}): "
+                     f"check {'them' if total != 1 else 'it'} before trusting these numbers.")
+    return sentence
+
+
+__all__ = [
+    "BEST_BACKEND_COLUMNS", "BEST_FORMULATION_COLUMNS", "CELL_COLUMNS", "PAIR_COLUMNS",
+    "REPETITION_COLUMNS", "TABLES", "VBS_COLUMNS", "all_tables", "best_backend_per_formulation",
+    "best_formulation_per_backend", "headline", "instance_times", "pair_table", "pivot_sgm",
+    "pivot_solved", "repetition_table", "shifted_geomean", "virtual_best",
+]

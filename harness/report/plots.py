@@ -1,0 +1,434 @@
+"""Figures of a campaign's runs: cactus, performance profile, scatter against the best pair, time vs size.
+
+Every function takes the typed run frame (:meth:`harness.store.ResultsStore.dataframe`)
+and returns a :class:`matplotlib.figure.Figure` drawn with the Agg canvas: no pyplot,
+no global state, safe in threads and on machines without a display.
+
+One point per (pair, instance), a *cell* of :func:`harness.report.metrics.instance_times`:
+its time is the median over the cell's runs (repetitions, seeds) of the ranking time
+(``wall_s`` of a sat/unsat run, the time limit otherwise), and the pair *solved* the
+instance when more than half of those runs were sat or unsat.  Unsolved cells are drawn
+at the time limit with a cross.  Instances are told apart by ``instance_key`` (the file).
+
+Each pair keeps one colour and one marker in every figure (:func:`pair_styles`, by
+sorted label); legends list pairs best first, in the order of the report's pairs table
+(:func:`harness.report.metrics.pair_table` with ``shift_s``, which only orders them).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import textwrap
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter
+
+from harness.report import metrics
+from harness.report.data import INSTANCE_KEY, with_instance_key
+
+MIN_TIME_S = 1e-3
+"""Times below this are drawn (and ratioed) as this: log axes need positive values and
+sub-millisecond differences are timer noise."""
+
+DPI = 110
+_MARKERS = ("o", "s", "^", "D", "v", "P", "*", "<", ">", "h", "p", "d")  # no "x": unsolved
+_UNSOLVED = "x"
+_GREY = "0.45"
+
+FIGURES = ("cactus", "profile", "scatter", "size")
+"""The keys of :func:`all_figures`, in report order."""
+
+TITLES = {
+    "cactus": "Cactus plot: instances solved within a time",
+    "profile": "Performance profile",
+    "scatter": "Each pair against the best pair",
+    "size": "Time vs instance size",
+}
+
+
+# -- per-instance times ---------------------------------------------------------------
+
+
+def instance_times(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (pair, instance): :func:`harness.report.metrics.instance_times` plus size and limit.
+
+    Columns ``pair, instance, instance_key, rows, cols, cells, runs, time_s, solved,
+    limit_s``: ``time_s`` is the median ranking time over the runs (an unsolved cell's is
+    at its limit, :func:`_time_s`), ``solved`` whether more than half of them solved.
+    """
+    cols = ["pair", "instance", INSTANCE_KEY, "rows", "cols", "cells", "runs", "time_s", "solved",
+            "limit_s"]
+    if df.empty:
+        return pd.DataFrame({c: pd.Series(dtype=bool if c == "solved" else "float64") for c in cols})
+    cells = metrics.instance_times(df)
+    df = with_instance_key(df)
+    extra = pd.DataFrame({
+        "pair": df["pair"].astype(object),
+        INSTANCE_KEY: df[INSTANCE_KEY].astype(object),
+        "rows": df["rows"].astype("float64"),
+        "cols": df["cols"].astype("float64"),
+        "limit_s": df["time_limit_s"].astype("float64"),
+    }).groupby(["pair", INSTANCE_KEY], sort=True).max()
+    out = cells.join(extra, on=["pair", INSTANCE_KEY])
+    out["runs"] = out["repetitions"]
+    out["cells"] = out["rows"] * out["cols"]
+    out["solved"] = out["solved"].astype(bool)
+    limit = out["limit_s"].to_numpy(dtype="float64")
+    t = out["time_s"].to_numpy(dtype="float64")
+    # an unsolved cell sits at its limit (its median may mix in solved runs' times)
+    out["time_s"] = np.where(out["solved"] | np.isnan(limit), t, limit)
+    return out[cols].reset_index(drop=True)
+
+
+def pair_order(df: pd.DataFrame, shift_s: float = 1.0) -> list[str]:
+    """Pairs best first, as in the report's pairs table (:func:`harness.report.metrics.pair_table`)."""
+    if df.empty:
+        return []
+    return [str(p) for p in metrics.pair_table(df, shift_s)["pair"]]
+
+
+def pair_styles(pairs) -> dict[str, dict[str, str]]:
+    """A fixed colour and marker per pair, by sorted label: ``{pair: {"color", "marker"}}``."""
+    labels = sorted({str(p) for p in pairs})
+    cmap = colormaps["tab10" if len(labels) <= 10 else "tab20"]
+    n = cmap.N
+    return {p: {"color": cmap(i % n), "marker": _MARKERS[i % len(_MARKERS)]}
+            for i, p in enumerate(labels)}
+
+
+def problems(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: float = 1.0) -> dict[str, str]:
+    """Why a figure of :data:`FIGURES` cannot be drawn for ``df``: ``{key: reason}`` (empty if all can)."""
+    if df.empty:
+        return {k: "no runs in the results store" for k in FIGURES}
+    it = instance_times(df)
+    pairs = pair_order(df, shift_s)
+    out: dict[str, str] = {}
+    if not it["solved"].any():
+        out["cactus"] = "no pair solved any instance"
+        out["profile"] = "no pair solved any instance"
+    if not np.isfinite(it["cells"].to_numpy(dtype="float64")).any():
+        out["size"] = "no run records the instance size (rows, cols)"
+    if len(pairs) < 2:
+        out["profile"] = "a performance profile compares pairs; the store holds only one"
+        out["scatter"] = "there is no other pair to compare with the best one"
+    elif best_pair is not None and best_pair not in pairs:
+        out["scatter"] = f"pair {best_pair!r} has no runs"
+    return out
+
+
+def all_figures(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: float = 1.0) -> dict[str, Figure]:
+    """Every figure that makes sense for ``df``, keyed by :data:`FIGURES` (see :func:`problems`)."""
+    if best_pair is None:
+        order = pair_order(df, shift_s)
+        best_pair = order[0] if order else None
+    skip = problems(df, best_pair, shift_s=shift_s)
+    makers = {"cactus": lambda: cactus(df, shift_s=shift_s),
+              "profile": lambda: performance_profile(df, shift_s=shift_s),
+              "scatter": lambda: scatter_vs_best(df, best_pair, shift_s=shift_s),
+              "size": lambda: time_vs_size(df, shift_s=shift_s)}
+    return {k: makers[k]() for k in FIGURES if k not in skip}
+
+
+def png_bytes(fig: Figure, dpi: int = DPI) -> bytes:
+    """The figure as PNG bytes."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    return buf.getvalue()
+
+
+# -- helpers --------------------------------------------------------------------------
+
+
+def _figure(width: float, height: float) -> Figure:
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _legend(fig: Figure, handles, labels) -> None:
+    if not handles:
+        return
+    longest = max(len(lab) for lab in labels)
+    ncols = 1 if longest > 45 else 2 if longest > 28 else 3
+    ncols = min(ncols, len(labels))
+    fig.legend(handles, labels, loc="outside lower center", ncols=ncols, frameon=False,
+               fontsize=9, title="pair (best first)", title_fontsize=9)
+
+
+def _limit_of(it: pd.DataFrame) -> float:
+    lim = it["limit_s"].to_numpy(dtype="float64")
+    lim = lim[np.isfinite(lim) & (lim > 0)]
+    if lim.size:
+        return float(lim.max())
+    t = it["time_s"].to_numpy(dtype="float64")
+    t = t[np.isfinite(t)]
+    return float(t.max()) if t.size else 1.0
+
+
+def _time_range(it: pd.DataFrame) -> tuple[float, float]:
+    t = it["time_s"].to_numpy(dtype="float64")
+    t = t[np.isfinite(t)]
+    lo = max(float(t.min()) if t.size else MIN_TIME_S, MIN_TIME_S)
+    hi = max(_limit_of(it), float(t.max()) if t.size else 0.0, lo * 10)
+    return lo / 1.6, hi * 1.6
+
+
+def _wrap(label: str, width: int = 38) -> str:
+    return "\n".join(textwrap.wrap(label, width, break_on_hyphens=False)) or label
+
+
+def _note(ax, text: str) -> None:
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", color=_GREY)
+
+
+# -- the figures ----------------------------------------------------------------------
+
+
+def cactus(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
+    """Instances solved (y) within a time (x, log scale), one step line per pair."""
+    it = instance_times(df)
+    order = pair_order(df, shift_s)
+    styles = pair_styles(order)
+    fig = _figure(9.5, 6.2)
+    ax = fig.add_subplot()
+    ax.set_xscale("log")  # scales before data: autoscaling degenerate data warns
+    n_inst = int(it[INSTANCE_KEY].nunique()) if not it.empty else 0
+    lo, hi = _time_range(it)
+    limit = _limit_of(it)
+    handles, labels = [], []
+    for pair in order:
+        rows = it[it["pair"] == pair]
+        t = np.sort(np.maximum(rows.loc[rows["solved"], "time_s"].to_numpy(dtype="float64"), MIN_TIME_S))
+        st = styles[pair]
+        if t.size:
+            xs = np.concatenate([t, [max(limit, t[-1])]])
+            ys = np.concatenate([np.arange(1, t.size + 1), [t.size]])
+            ax.step(xs, ys, where="post", color=st["color"], lw=1.8, alpha=0.9)
+            ax.plot(t, np.arange(1, t.size + 1), ls="none", marker=st["marker"], ms=4.5,
+                    color=st["color"], markevery=max(1, t.size // 20))
+        handles.append(Line2D([], [], color=st["color"], marker=st["marker"], lw=1.8, ms=5))
+        labels.append(f"{pair}  ({t.size}/{rows[INSTANCE_KEY].nunique()} solved)")
+    ax.axhline(n_inst, color=_GREY, ls=":", lw=1)
+    ax.text(lo * 1.1, n_inst, f" {n_inst} instances", va="bottom", ha="left", color=_GREY, fontsize=8)
+    ax.axvline(limit, color=_GREY, ls="--", lw=1)
+    ax.text(limit, 0.02, f"time limit {limit:g} s ", rotation=90, ha="right", va="bottom",
+            color=_GREY, fontsize=8, transform=ax.get_xaxis_transform())
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(0, max(n_inst, 1) * 1.06)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.set_xlabel("time per instance (s, log scale; median over repetitions)")
+    ax.set_ylabel("instances solved within that time")
+    ax.set_title("Cactus plot: higher and further left is better")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.grid(True, which="minor", axis="x", alpha=0.1)
+    _legend(fig, handles, labels)
+    return fig
+
+
+def performance_profile(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
+    """Dolan–Moré profile: per pair, the fraction of instances with t_pair / t_best ≤ τ.
+
+    t_best is the fastest pair's time on the instance; an instance a pair did not solve
+    (or did not run) has an infinite ratio, so it never counts; an instance no pair
+    solved counts for nobody.  Times are floored at :data:`MIN_TIME_S`.
+    """
+    it = instance_times(df)
+    order = pair_order(df, shift_s)
+    styles = pair_styles(order)
+    fig = _figure(9.5, 6.2)
+    ax = fig.add_subplot()
+    ax.set_xscale("log", base=2)
+    if it.empty:
+        _note(ax, "no runs")
+        return fig
+    t = np.where(it["solved"], np.maximum(it["time_s"].to_numpy(dtype="float64"), MIN_TIME_S), np.inf)
+    table = pd.DataFrame({"pair": it["pair"], "key": it[INSTANCE_KEY], "t": t})
+    mat = table.pivot(index="key", columns="pair", values="t").reindex(columns=order)
+    mat = mat.fillna(np.inf)
+    best = mat.min(axis=1).to_numpy()
+    with np.errstate(invalid="ignore"):
+        ratio = mat.to_numpy() / best[:, None]
+    ratio[~np.isfinite(ratio)] = np.inf
+    n_inst = len(mat)
+    finite = ratio[np.isfinite(ratio)]
+    tau_max = max(2.0, float(finite.max()) * 1.25 if finite.size else 2.0)
+    handles, labels = [], []
+    for j, pair in enumerate(order):
+        r = np.sort(ratio[:, j][np.isfinite(ratio[:, j])])
+        st = styles[pair]
+        xs = np.concatenate([[1.0], r, [tau_max]])
+        ys = np.concatenate([[0.0], np.arange(1, r.size + 1) / n_inst, [r.size / n_inst]])
+        ax.step(xs, ys, where="post", color=st["color"], lw=1.8, alpha=0.9)
+        if r.size:
+            ax.plot(r, np.arange(1, r.size + 1) / n_inst, ls="none", marker=st["marker"], ms=4.5,
+                    color=st["color"], markevery=max(1, r.size // 20))
+        wins = int(np.sum(ratio[:, j] <= 1.0))
+        handles.append(Line2D([], [], color=st["color"], marker=st["marker"], lw=1.8, ms=5))
+        labels.append(f"{pair}  (fastest on {wins}, solved {r.size}/{n_inst})")
+    solvable = float(np.isfinite(best).sum()) / n_inst
+    ax.axhline(solvable, color=_GREY, ls=":", lw=1)
+    ax.text(1.0, solvable, " solved by some pair", va="bottom", ha="left", color=_GREY, fontsize=8)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlim(1 / 1.06, tau_max)  # a little left of 1, to show the jump at τ = 1
+    ax.set_ylim(0, 1.04)
+    ax.set_xlabel("τ: time ratio to the fastest pair on the instance (log₂ scale)")
+    ax.set_ylabel("fraction of instances with ratio ≤ τ")
+    ax.set_title("Performance profile (Dolan–Moré): higher is better; "
+                 "value at τ = 1: fraction where the pair is fastest")
+    ax.title.set_fontsize(10.5)
+    ax.grid(True, alpha=0.3)
+    _legend(fig, handles, labels)
+    return fig
+
+
+def scatter_vs_best(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: float = 1.0) -> Figure:
+    """One log-log panel per other pair: x = ``best_pair``'s time, y = that pair's time.
+
+    Points above the diagonal are instances where the best pair was faster.  An unsolved
+    (or missing) run is drawn on the border, at the time limit, with a cross.
+    """
+    it = instance_times(df)
+    order = pair_order(df, shift_s)
+    styles = pair_styles(order)
+    if best_pair is None and order:
+        best_pair = order[0]
+    others = [p for p in order if p != best_pair]
+    n = max(len(others), 1)
+    ncols = 1 if n == 1 else 2 if n in (2, 4) else 3
+    nrows = math.ceil(n / ncols)
+    fig = _figure(4.2 * ncols + 0.6, 3.9 * nrows + 0.9)
+    axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+    for ax in axes.flat:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    lo, hi = _time_range(it)
+    limit = _limit_of(it)
+    instances = sorted(set(it[INSTANCE_KEY])) if not it.empty else []
+
+    def side(pair: str) -> tuple[np.ndarray, np.ndarray]:
+        rows = it[it["pair"] == pair].set_index(INSTANCE_KEY).reindex(instances)
+        solved = rows["solved"].fillna(False).to_numpy(dtype=bool)
+        lim = rows["limit_s"].fillna(limit).to_numpy(dtype="float64")
+        t = np.where(solved, np.maximum(rows["time_s"].to_numpy(dtype="float64"), MIN_TIME_S), lim)
+        return t, solved
+
+    bx, bsolved = side(best_pair) if best_pair is not None else (np.array([]), np.array([], bool))
+    for k, ax in enumerate(axes.flat):
+        if k >= len(others):
+            if not others:
+                _note(ax, "no other pair")
+            else:
+                ax.set_visible(False)
+            continue
+        pair = others[k]
+        st = styles[pair]
+        y, ysolved = side(pair)
+        both = bsolved & ysolved
+        ax.plot([lo, hi], [lo, hi], color=_GREY, lw=1)
+        for f in (10.0,):
+            ax.plot([lo, hi], [lo * f, hi * f], color=_GREY, lw=0.6, ls=":")
+            ax.plot([lo, hi], [lo / f, hi / f], color=_GREY, lw=0.6, ls=":")
+        ax.axhline(limit, color=_GREY, ls="--", lw=0.8)
+        ax.axvline(limit, color=_GREY, ls="--", lw=0.8)
+        ax.scatter(bx[both], y[both], s=22, color=st["color"], marker=st["marker"], alpha=0.8,
+                   edgecolors="none")
+        ax.scatter(bx[~both], y[~both], s=40, color="#b2182b", marker=_UNSOLVED, linewidths=1.6)
+        slower = int(np.sum(both & (y > bx)))
+        faster = int(np.sum(both & (y < bx)))
+        lost = int(np.sum(bsolved & ~ysolved))
+        won = int(np.sum(~bsolved & ysolved))
+        text = f"slower than the best on {slower}\nfaster on {faster}"
+        if lost:
+            text += f"\nunsolved here, solved by the best: {lost}"
+        if won:
+            text += f"\nsolved here, not by the best: {won}"
+        ax.text(0.97, 0.03, text, transform=ax.transAxes, va="bottom", ha="right", fontsize=8,
+                bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9})
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.set_aspect("equal", adjustable="box")
+        ax.set_title(_wrap(pair), fontsize=9, color=st["color"])
+        ax.grid(True, alpha=0.25)
+        if k % ncols == 0:
+            ax.set_ylabel("this pair: time (s)")
+        if k >= len(others) - ncols:
+            ax.set_xlabel(_wrap(f"best pair {best_pair}: time (s)", 44), fontsize=9)
+            ax.tick_params(labelbottom=True)
+    fig.suptitle(f"Per-instance time against the best pair, {best_pair} (log-log; "
+                 f"above the diagonal: the best pair is faster; dotted: 10×)", fontsize=10.5)
+    handles = [Line2D([], [], ls="none", marker="o", color=_GREY, ms=5),
+               Line2D([], [], ls="none", marker=_UNSOLVED, color="#b2182b", ms=7, mew=1.6),
+               Line2D([], [], color=_GREY, ls="--", lw=0.8)]
+    labels = ["both solved (median over repetitions)", "unsolved by either: drawn at the limit",
+              f"time limit {limit:g} s"]
+    fig.legend(handles, labels, loc="outside lower center", ncols=3, frameon=False, fontsize=8.5)
+    return fig
+
+
+def time_vs_size(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
+    """Time (log) vs instance size rows × cols per pair; unsolved drawn at the limit with a cross.
+
+    Pairs are nudged sideways a little so their points do not hide each other; a thin line
+    joins each pair's median time per size.
+    """
+    it = instance_times(df)
+    order = pair_order(df, shift_s)
+    styles = pair_styles(order)
+    fig = _figure(9.5, 6.2)
+    ax = fig.add_subplot()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    if it.empty:
+        _note(ax, "no runs")
+        return fig
+    it = it[np.isfinite(it["cells"].to_numpy(dtype="float64"))]
+    if it.empty:
+        _note(ax, "no instance sizes recorded")
+        return fig
+    lo, hi = _time_range(it)
+    limit = _limit_of(it)
+    sizes = np.sort(it["cells"].unique())
+    gaps = np.diff(np.log(sizes)) if sizes.size > 1 else np.array([0.4])
+    spread = min(0.06, float(gaps[gaps > 0].min()) * 0.3) if np.any(gaps > 0) else 0.06
+    handles, labels = [], []
+    n = len(order)
+    for j, pair in enumerate(order):
+        st = styles[pair]
+        rows = it[it["pair"] == pair]
+        nudge = math.exp(spread * ((j - (n - 1) / 2) / max((n - 1) / 2, 1)))
+        x = rows["cells"].to_numpy(dtype="float64") * nudge
+        t = np.maximum(rows["time_s"].to_numpy(dtype="float64"), MIN_TIME_S)
+        ok = rows["solved"].to_numpy(dtype=bool)
+        med = rows.assign(t=t).groupby("cells")["t"].median().sort_index()
+        ax.plot(med.index.to_numpy(dtype="float64") * nudge, med.to_numpy(), color=st["color"],
+                lw=1, alpha=0.6)
+        ax.scatter(x[ok], t[ok], s=20, color=st["color"], marker=st["marker"], alpha=0.75,
+                   edgecolors="none")
+        ax.scatter(x[~ok], t[~ok], s=36, color=st["color"], marker=_UNSOLVED, linewidths=1.5)
+        handles.append(Line2D([], [], color=st["color"], marker=st["marker"], lw=1, ms=5))
+        labels.append(f"{pair}  ({int((~ok).sum())} unsolved)")
+    ax.axhline(limit, color=_GREY, ls="--", lw=1)
+    ax.text(0.01, limit, f"time limit {limit:g} s: unsolved (×) drawn here", va="bottom", ha="left",
+            color=_GREY, fontsize=8, transform=ax.get_yaxis_transform())
+    ax.set_ylim(lo, hi)
+    if len(sizes) <= 12:
+        shapes = it.groupby("cells")[["rows", "cols"]].apply(
+            lambda g: sorted({(int(r), int(c)) for r, c in zip(g["rows"], g["cols"])}))
+        ax.set_xticks(sizes, [f"{int(c)}\n" + "\n".join(f"{r}×{k}" for r, k in shapes.loc[c][:3])
+                              for c in sizes])
+        ax.set_xticks([], minor=True)
+    pad = math.exp(max(spread * 2.5, 0.08))
+    ax.set_xlim(sizes[0] / pad, sizes[-1] * pad)
+    ax.set_xlabel("instance size: cells = rows × cols (log scale)")
+    ax.set_ylabel("time per instance (s, log scale; median over repetitions)")
+    ax.set_title("Time vs instance size (line: median per size)")
+    ax.grid(True, alpha=0.3)
+    _legend(fig, handles, labels)
+    return fig
+
+
+__all__ = ["FIGURES", "MIN_TIME_S", "TITLES", "all_figures", "cactus", "instance_times", "pair_order",
+           "pair_styles", "performance_profile", "png_bytes", "problems", "scatter_vs_best", "time_vs_size"]

@@ -1,0 +1,442 @@
+"""The report of a campaign, from its results store only: HTML, Markdown, CSV tables and PNG figures.
+
+:func:`write_report` reads ``RESULTS_DIR/results.sqlite`` and writes into ``OUT_DIR``:
+
+* ``index.html``: one self-contained page (inline CSS, every figure inlined as a base64
+  PNG, no script, no external reference) that opens offline: the headline, the pairs
+  tables, the formulation × backend pivots, the best-of tables, the virtual best,
+  repetitions (if any), the figures, the campaign's provenance and how to read the
+  measures;
+* ``summary.md``: the same headline and tables as GitHub Markdown, rounded, with the
+  figures linked;
+* one CSV per table of :func:`harness.report.metrics.all_tables` (``pairs.csv``, ...),
+  unrounded;
+* one PNG per figure of :func:`harness.report.plots.all_figures` (``cactus.png``, ...);
+  figures that make no sense for the store (no runs, a single pair) are skipped, the
+  reason is printed in both documents and a stale PNG of that name is removed.
+
+Nothing here imports a solver library, the runner or the backends: a report rebuilds on
+a machine with only pandas and matplotlib.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from numbers import Integral, Real
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness import __version__
+from harness.report import metrics, plots
+from harness.report.data import load
+from harness.store import ResultsStore
+
+NA = "–"
+"""How a missing value (NaN, null) is shown in the HTML and Markdown tables."""
+
+OUTCOME_COLUMNS = [
+    "pair", "runs", "instances", "solved", "sat", "unsat", "timeout", "memout", "error", "wrong",
+    "par2_s", "par10_s", "sgm_s", "sgm_ratio", "mean_s", "median_s", "vbs_gap_s", "unique_solves",
+]
+"""The pairs table's columns shown as "outcome and speed" (the rest: "model and resources")."""
+
+RESOURCE_COLUMNS = [
+    "pair", "build_share", "solve_share", "median_variables", "median_constraints",
+    "median_peak_rss_mb", "median_overshoot_s", "max_overshoot_s",
+]
+
+TABLE_TITLES = {
+    "pairs": "Pairs",
+    "virtual_best": "Virtual best solver, per instance",
+    "pivot_sgm": "Shifted geometric mean time (s): formulation × backend",
+    "pivot_solved": "Instances solved: formulation × backend",
+    "best_formulation_per_backend": "Best formulation per backend",
+    "best_backend_per_formulation": "Best backend per formulation",
+    "repetitions": "Repetitions: spread over the runs of one pair on one instance",
+}
+
+FIGURE_CAPTIONS = {
+    "cactus": "Cactus plot. For each pair, how many instances it solves within a given time "
+              "(per instance, the median over repetitions). Higher and further left is better; "
+              "where a line ends is the number the pair solved.",
+    "profile": "Performance profile (Dolan–Moré). For each pair, the fraction of instances on "
+               "which its time is within a factor τ of the fastest pair's; at τ = 1, the fraction "
+               "where it is the fastest. Unsolved instances never count. Higher is better.",
+    "scatter": "Each other pair against the best pair, one point per instance (log-log). Above "
+               "the diagonal the best pair is faster; dotted lines are 10× apart. Unsolved runs "
+               "are crosses on the border, at the time limit.",
+    "size": "Time against instance size (rows × cols) per pair; the line joins each pair's "
+            "median per size. Unsolved runs are crosses at the time limit.",
+}
+
+
+def _measures(shift_s: float) -> list[tuple[str, str]]:
+    return [
+        ("solved", "a run is solved when its status is sat or unsat (a wrong answer is not solved); "
+                   "with repetitions, a pair solves an instance when more than half its runs do, and "
+                   "its time there is the median over the runs."),
+        ("PAR-2 / PAR-10 (par2_s, par10_s)", "penalized average runtime: the mean over instances of "
+                                             "the time, an unsolved instance counting 2 × (10 ×) the "
+                                             "time limit. Lower is better."),
+        ("SGM (sgm_s, sgm_ratio)", f"shifted geometric mean of the times, exp(mean(log(t + {shift_s:g}))) "
+                                   f"− {shift_s:g} with shift {shift_s:g} s (unsolved at the limit): "
+                                   "a typical time in which fast instances do not vanish and one slow "
+                                   "one does not dominate; sgm_ratio is relative to the best pair."),
+        ("VBS (virtual best solver)", "per instance, the fastest pair; vbs_gap_s is a pair's mean "
+                                      "time beyond it, unique_solves the instances only this pair solved."),
+        ("times", "wall_s measured by the runner, from dispatch to answer, in seconds; "
+                  "build_share is the share of in-worker time spent building the model."),
+    ]
+
+
+# -- formatting -------------------------------------------------------------------------
+
+
+def _missing(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def format_number(value: Any) -> str:
+    """A number rounded for reading: 3 significant digits below 1, fewer decimals above."""
+    if _missing(value):
+        return NA
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, Integral):
+        return str(int(value))
+    x = float(value)
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    if x == 0:
+        return "0"
+    ax = abs(x)
+    if ax >= 10 and x.is_integer():
+        return f"{int(x):,}"
+    if ax >= 1000:
+        return f"{x:,.0f}"
+    if ax >= 100:
+        return f"{x:.0f}"
+    if ax >= 10:
+        return f"{x:.1f}"
+    if ax >= 1:
+        return f"{x:.2f}"
+    return f"{x:#.3g}"
+
+
+Fmt = str | Callable[[Any], str] | Mapping[str, str | Callable[[Any], str]] | None
+
+
+def _formatter(floatfmt: Fmt, column: str) -> Callable[[Any], str]:
+    spec = floatfmt.get(column) if isinstance(floatfmt, Mapping) else floatfmt
+    if spec is None:
+        return format_number
+    if callable(spec):
+        return spec
+    return lambda v: format(float(v), spec)
+
+
+def _is_numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def _cells(df: pd.DataFrame, floatfmt: Fmt) -> tuple[list[str], list[bool], list[list[str]]]:
+    """Header, right-alignment per column and the formatted cells of ``df`` (index dropped)."""
+    header = [str(c) for c in df.columns]
+    numeric = [_is_numeric(df[c]) for c in df.columns]
+    rows: list[list[str]] = []
+    for values in df.itertuples(index=False, name=None):
+        row = []
+        for col, num, value in zip(df.columns, numeric, values):
+            if _missing(value):
+                row.append(NA)
+            elif isinstance(value, Real) and not isinstance(value, (bool, Integral)):
+                row.append(_formatter(floatfmt, str(col))(value))
+            elif isinstance(value, Integral) and not isinstance(value, bool):
+                row.append(str(int(value)))
+            else:
+                row.append(str(value))
+        rows.append(row)
+    return header, numeric, rows
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(df: pd.DataFrame, floatfmt: Fmt = None) -> str:
+    """``df`` as a GitHub Markdown table (no index), without the ``tabulate`` package.
+
+    ``floatfmt`` formats float cells: a format spec such as ``".3g"``, a callable, a
+    mapping of column name to either, or None for :func:`format_number`.  Integers are
+    printed whole, missing values as :data:`NA`, numeric columns right-aligned; ``|`` in a
+    cell is escaped.  A frame without columns gives the empty string.
+    """
+    if len(df.columns) == 0:
+        return ""
+    header, numeric, rows = _cells(df, floatfmt)
+    lines = ["| " + " | ".join(_md_escape(h) for h in header) + " |",
+             "|" + "|".join("---:" if num else "---" for num in numeric) + "|"]
+    lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def html_table(df: pd.DataFrame, floatfmt: Fmt = None, *, first_row_class: str | None = None) -> str:
+    """``df`` as an HTML ``<table>`` (escaped, numbers right-aligned), formatted as :func:`markdown_table`."""
+    if len(df.columns) == 0 or df.empty:
+        return '<p class="note">No rows.</p>'
+    header, numeric, rows = _cells(df, floatfmt)
+    out = ['<div class="scroll"><table>', "<thead><tr>"]
+    out += [f'<th{" class=num" if num else ""}>{html.escape(h)}</th>' for h, num in zip(header, numeric)]
+    out.append("</tr></thead><tbody>")
+    for i, row in enumerate(rows):
+        cls = f' class="{first_row_class}"' if i == 0 and first_row_class else ""
+        out.append(f"<tr{cls}>" + "".join(
+            f'<td{" class=num" if num else ""}>{html.escape(c)}</td>' for c, num in zip(row, numeric))
+            + "</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+# -- provenance -------------------------------------------------------------------------
+
+
+def _distinct(series: pd.Series) -> list[str]:
+    return sorted({str(v) for v in series.dropna()})
+
+
+def _facts(df: pd.DataFrame, meta: dict[str, str], results_dir: Path, generated: str,
+           shift_s: float) -> list[tuple[str, str]]:
+    """(label, value) rows describing the campaign, in display order."""
+    campaigns = _distinct(df["campaign"]) if not df.empty else []
+    campaign = meta.get("campaign") or ", ".join(campaigns) or results_dir.name
+    config_hash = meta.get("config_hash") or ", ".join(_distinct(df["config_hash"])) or NA
+    solver_versions = []
+    if not df.empty:
+        for backend, group in df.groupby(df["backend"].astype(object), sort=True):
+            versions = _distinct(group["solver_version"])
+            if versions:
+                solver_versions.append(f"{backend}: {', '.join(versions)}")
+    battlebench = set()
+    if not df.empty:
+        for text in df["versions"].dropna().unique():
+            try:
+                value = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(value, dict) and value.get("battlebench"):
+                battlebench.add(str(value["battlebench"]))
+    limits = ", ".join(format_number(v) + " s" for v in sorted(df["time_limit_s"].dropna().unique())) \
+        if not df.empty else NA
+    memory = ", ".join(f"{int(v)} MB" for v in sorted(df["memory_limit_mb"].dropna().unique())) \
+        if not df.empty else NA
+    reps = df["repetition"].dropna().nunique() if not df.empty else 0
+    seeds = _distinct(df["seed"]) if not df.empty else []
+    started = df["started_at"].dropna()
+    ended = df["ended_at"].dropna()
+    period = f"{started.min()} – {ended.max()}" if len(started) and len(ended) else NA
+    instances = df["instance_key"].nunique() if not df.empty else 0
+    return [
+        ("campaign", campaign),
+        ("config hash", config_hash),
+        ("results", str(results_dir)),
+        ("runs", str(len(df))),
+        ("pairs", str(df["pair"].nunique() if not df.empty else 0)),
+        ("instances", str(instances)),
+        ("task", ", ".join(_distinct(df["task"])) or NA),
+        ("time limit", limits or NA),
+        ("memory limit", memory or NA),
+        ("repetitions", str(reps) if reps else NA),
+        ("seeds", ", ".join(seeds) or NA),
+        ("hosts", ", ".join(_distinct(df["host"])) or NA),
+        ("solver versions", "; ".join(solver_versions) or NA),
+        ("battlebench (runs)", ", ".join(sorted(battlebench)) or NA),
+        ("runs executed", period),
+        ("campaign created", meta.get("created_at") or NA),
+        ("SGM shift", f"{shift_s:g} s"),
+        ("report generated", f"{generated} by battlebench {__version__}"),
+    ]
+
+
+# -- the documents ----------------------------------------------------------------------
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0 auto;
+max-width:1200px;padding:1.2em 1.6em 3em;color:#1b1f24;line-height:1.45;background:#fff}
+h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #d0d7de;
+padding-bottom:.2em}h3{font-size:1.05em;margin-top:1.2em}
+.sub{color:#57606a;font-size:.92em}.headline{font-size:1.08em;background:#eef6ff;border-left:4px solid #0969da;
+padding:.7em 1em;margin:1em 0}
+.scroll{overflow-x:auto;margin:.5em 0}table{border-collapse:collapse;font-size:.86em}
+th,td{border:1px solid #d0d7de;padding:.25em .55em;white-space:nowrap;text-align:left}
+th{background:#f6f8fa;position:sticky;top:0}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+tbody tr:nth-child(even){background:#fafbfc}tr.best{font-weight:600;background:#f0fff4}
+.note{color:#57606a;font-style:italic}figure{margin:1.2em 0}figure img{max-width:100%;height:auto;
+border:1px solid #eaeef2}figcaption{color:#424a53;font-size:.92em;max-width:60em}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;font-size:.92em}
+dl.facts dt{color:#57606a}dl.facts dd{margin:0;overflow-wrap:anywhere}
+dl.measures dt{font-weight:600;margin-top:.4em}dl.measures dd{margin-left:1.2em}
+code{font-size:.92em}
+"""
+
+
+def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
+          figures: dict[str, str], skipped: dict[str, str], facts: list[tuple[str, str]],
+          files: list[str], shift_s: float) -> str:
+    esc = html.escape
+    pairs = tables["pairs"]
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{esc(title)}</h1>", f'<p class="sub">{esc(subtitle)}</p>',
+        f'<p class="headline" id="headline">{esc(headline)}</p>',
+        '<h2 id="pairs">Pairs</h2>',
+        '<p class="sub">Best first: most instances solved, then smallest shifted geometric mean.</p>',
+        "<h3>Outcome and speed</h3>",
+        html_table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]], first_row_class="best"),
+        "<h3>Model and resources</h3>",
+        html_table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]),
+        '<h3 id="measures">How to read the measures</h3><dl class="measures">',
+    ]
+    parts += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _measures(shift_s)]
+    parts.append("</dl>")
+    parts.append('<h2 id="pivots">Formulation × backend</h2>')
+    for name in ("pivot_sgm", "pivot_solved"):
+        parts += [f"<h3>{esc(TABLE_TITLES[name])}</h3>", html_table(tables[name])]
+    parts.append('<p class="sub">Where several pairs share a backend and formulation (other options), '
+                 "the cell is the best of them; – where a backend lacks the formulation.</p>")
+    parts.append('<h2 id="best-of">Best of</h2>')
+    for name in ("best_formulation_per_backend", "best_backend_per_formulation"):
+        parts += [f"<h3>{esc(TABLE_TITLES[name])}</h3>", html_table(tables[name])]
+    parts.append('<p class="sub">ratio = runner-up sgm_s / winner sgm_s.</p>')
+    parts += [f'<h2 id="virtual-best">{esc(TABLE_TITLES["virtual_best"])}</h2>',
+              '<p class="sub">best_s: the fastest pair\'s time (the limit when no pair solved the '
+              "instance); solved_by: how many pairs solved it.</p>",
+              html_table(tables["virtual_best"])]
+    if not tables["repetitions"].empty:
+        parts += [f'<h2 id="repetitions">{esc(TABLE_TITLES["repetitions"])}</h2>',
+                  '<p class="sub">spread = (max − min) / median of the ranking time.</p>',
+                  html_table(tables["repetitions"])]
+    parts.append('<h2 id="figures">Figures</h2>')
+    for key in plots.FIGURES:
+        if key in figures:
+            parts.append(f'<figure id="fig-{key}"><img alt="{esc(plots.TITLES[key])}" '
+                         f'src="data:image/png;base64,{figures[key]}">'
+                         f"<figcaption>{esc(FIGURE_CAPTIONS[key])}</figcaption></figure>")
+        else:
+            parts.append(f'<p class="note">{esc(plots.TITLES[key])}: not drawn, '
+                         f"{esc(skipped.get(key, 'not available'))}.</p>")
+    parts.append('<h2 id="campaign">Campaign</h2><dl class="facts">')
+    parts += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts]
+    parts.append("</dl>")
+    parts.append('<h2 id="files">Files</h2><p class="sub">Next to this page: '
+                 + ", ".join(f'<a href="{esc(f)}">{esc(f)}</a>' for f in files)
+                 + " (tables unrounded).</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
+              pngs: list[str], skipped: dict[str, str], files: list[str], shift_s: float) -> str:
+    pairs = tables["pairs"]
+
+    def table(df: pd.DataFrame) -> str:
+        return markdown_table(df) if not df.empty and len(df.columns) else "_No rows._"
+
+    out = [f"# {title}", "", subtitle, "", f"**Headline.** {headline}", "",
+           "Full report with every table: [index.html](index.html).", "",
+           "## Pairs", "", "Best first: most instances solved, then smallest shifted geometric mean.", "",
+           "### Outcome and speed", "",
+           table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]]), "",
+           "### Model and resources", "",
+           table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]), ""]
+    out += ["## Formulation × backend", ""]
+    for name in ("pivot_sgm", "pivot_solved"):
+        out += [f"### {TABLE_TITLES[name]}", "", table(tables[name]), ""]
+    out += ["## Best of", ""]
+    for name in ("best_formulation_per_backend", "best_backend_per_formulation"):
+        out += [f"### {TABLE_TITLES[name]}", "", table(tables[name]), ""]
+    out += ["ratio = runner-up sgm_s / winner sgm_s. "
+            "Per-instance virtual best: [virtual_best.csv](virtual_best.csv)"
+            + ("; repetitions: [repetitions.csv](repetitions.csv)." if not tables["repetitions"].empty
+               else "."), ""]
+    out += ["## Figures", ""]
+    for key in plots.FIGURES:
+        name = f"{key}.png"
+        if name in pngs:
+            out += [f"[![{plots.TITLES[key]}]({name})]({name})", "", f"_{FIGURE_CAPTIONS[key]}_", ""]
+        else:
+            out += [f"- {plots.TITLES[key]}: not drawn, {skipped.get(key, 'not available')}.", ""]
+    out += ["## Measures", ""]
+    out += [f"- **{k}**: {v}" for k, v in _measures(shift_s)]
+    out += ["", "## Files", "", ", ".join(f"[{f}]({f})" for f in files) + " (tables unrounded).", ""]
+    return "\n".join(out)
+
+
+def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 1.0) -> dict[str, Path]:
+    """Write the report of the store in ``results_dir`` into ``out_dir``; return ``{file name: path}``.
+
+    Keys: ``index.html``, ``summary.md``, ``<table>.csv`` for every table of
+    :data:`harness.report.metrics.TABLES`, and ``<figure>.png`` for every figure drawn.
+    ``shift_s`` is the shift of the shifted geometric mean.  Raises
+    :class:`harness.errors.InputError` if ``results_dir`` holds no results store.
+    """
+    results_dir = Path(results_dir)
+    out = Path(out_dir)
+    df = load(results_dir)
+    with ResultsStore(results_dir, create=False) as store:
+        meta = store.meta()
+    tables = metrics.all_tables(df, shift_s)
+    headline = metrics.headline(df, shift_s)
+    pairs = tables["pairs"]
+    best_pair = str(pairs["pair"].iloc[0]) if not pairs.empty else None
+    skipped = plots.problems(df, best_pair, shift_s=shift_s)
+    figures = plots.all_figures(df, best_pair, shift_s=shift_s)
+    generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    csvs = []
+    for name, table in tables.items():
+        path = out / f"{name}.csv"
+        table.to_csv(path, index=False)
+        csvs.append(path.name)
+        written[path.name] = path
+    pngs, encoded = [], {}
+    for key in plots.FIGURES:
+        path = out / f"{key}.png"
+        if key not in figures:
+            path.unlink(missing_ok=True)  # a stale figure of an earlier report
+            continue
+        data = plots.png_bytes(figures[key])
+        path.write_bytes(data)
+        encoded[key] = base64.b64encode(data).decode("ascii")
+        pngs.append(path.name)
+        written[path.name] = path
+
+    facts = _facts(df, meta, results_dir, generated, shift_s)
+    fact = dict(facts)
+    title = f"battlebench report: {fact['campaign']}"
+    subtitle = (f"Campaign {fact['campaign']}, config {fact['config hash']}, {fact['runs']} runs "
+                f"({fact['pairs']} pairs × {fact['instances']} instances, task {fact['task']}, "
+                f"time limit {fact['time limit']}) on {fact['hosts']}; generated {generated}.")
+    files = csvs + pngs
+    index = out / "index.html"
+    index.write_text(_html(title, subtitle, headline, tables, encoded, skipped, facts, files, shift_s),
+                     encoding="utf-8")
+    summary = out / "summary.md"
+    summary.write_text(_markdown(title, subtitle, headline, tables, pngs, skipped, ["index.html"] + files,
+                                 shift_s), encoding="utf-8")
+    return {"index.html": index, "summary.md": summary, **written}
+
+
+__all__ = ["NA", "format_number", "html_table", "markdown_table", "write_report"]

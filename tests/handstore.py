@@ -1,0 +1,66 @@
+"""Hand-built results stores for report and check tests: runs written as compact rows.
+
+``run(instance, pair, status, wall_s, **more)`` gives a full run record with sensible
+defaults (the pair label is split into backend and formulation; ``count``, ``answer``,
+``termination``, ``verdict`` and ``complete`` follow from the status unless given);
+``make_store(directory, runs)`` writes them into a real ``ResultsStore``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from harness.core.record import dumps, empty_record
+from harness.store import ResultsStore
+
+BOARD_A = ["O.", "..", ".O"]  # two boards of the 3x2 instance with clues rows (1,0,1), cols (1,1)
+BOARD_B = [".O", "..", "O."]
+BAD_BOARD = ["O.", ".O", ".."]  # breaks the clues
+
+
+def run(instance: str, pair: str, status: str, wall_s: float | None, *, repetition: int = 1,
+        time_limit_s: float = 10.0, rows: int = 10, cols: int = 10, **more: Any) -> dict[str, Any]:
+    backend, formulation = pair.split("[")[0].split("/")[0], pair.rsplit("/", 1)[1]
+    decided = status in ("sat", "unsat")
+    rec = empty_record()
+    boards = more.pop("boards", [BOARD_A] if status in ("sat", "wrong") else [])
+    verdicts = more.pop("verdicts", ["ok" if status != "wrong" else "row-clue: row 1 has 1 ship cell, clue 0"]
+                        * len(boards))
+    rec.update(
+        run_id=hashlib.sha256(f"{instance}|{pair}|{repetition}|{more.get('seed', 0)}".encode()).hexdigest()[:20],
+        campaign="hand", config_hash="hand0001", instance=instance, instance_path=f"inst/{instance}.toml",
+        instance_hash=hashlib.sha256(instance.encode()).hexdigest()[:16], rows=rows, cols=cols,
+        pair=pair, backend=backend, formulation=formulation, options=dumps({}), task="count-2",
+        seed=0, repetition=repetition, time_limit_s=time_limit_s, memory_limit_mb=4096,
+        status=status,
+        answer={"sat": "sat", "wrong": "sat", "unsat": "unsat"}.get(status, "unknown"),
+        exhausted=int(status == "unsat" or (status == "sat" and len(boards) < 2)),
+        termination={"timeout": "timeout", "memout": "memout", "error": "crash"}.get(status, "completed"),
+        verdict="none" if not boards else ("ok" if all(v == "ok" for v in verdicts) else
+                                           next(v for v in verdicts if v != "ok")),
+        count=len(boards), complete=int(decided),
+        build_s=None if wall_s is None else wall_s * 0.2, solve_s=None if wall_s is None else wall_s * 0.7,
+        wall_s=wall_s, solver_reported_s=None if wall_s is None else wall_s * 0.7,
+        overshoot_s=max((wall_s or 0) - time_limit_s, 0.0), peak_rss_mb=100.0,
+        variables=1000, constraints=2000, placements=500, solver_version=f"{backend} 1.0",
+        versions=dumps({backend: "1.0"}), host="testhost", worker_pid=1,
+        started_at="2026-01-01T00:00:00.000+00:00", ended_at="2026-01-01T00:00:01.000+00:00",
+        boards=dumps(boards), verdicts=dumps(verdicts), error="boom" if status == "error" else "", detail="",
+    )
+    for key, value in more.items():
+        if key not in rec:
+            raise KeyError(key)
+        rec[key] = dumps(value) if key in ("options", "versions") and not isinstance(value, str) else value
+    return rec
+
+
+def make_store(directory: Path, runs: list[dict[str, Any]], *, campaign: str = "hand",
+               config_hash: str = "hand0001") -> Path:
+    with ResultsStore(directory) as store:
+        store.begin(campaign, config_hash, "# hand-built\n")
+        for rec in runs:
+            rec = {**rec, "campaign": campaign, "config_hash": config_hash}
+            assert store.add(rec), rec["run_id"]
+    return directory

@@ -1,0 +1,122 @@
+"""Regressions between two hand-built campaigns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from handstore import make_store, run
+from harness.report.regression import Regression, compare, improvements, render_regressions
+from harness.store import ResultsStore
+
+SAT, MIP = "sat/cell", "mip/cell"
+
+
+def frame(directory: Path, runs: list[dict]):
+    make_store(directory, runs)
+    with ResultsStore(directory, create=False) as store:
+        return store.dataframe()
+
+
+def both(tmp_path: Path, old: list[dict], new: list[dict]):
+    return frame(tmp_path / "old", old), frame(tmp_path / "new", new)
+
+
+def reps(instance: str, pair: str, status: str, walls: list[float], **more) -> list[dict]:
+    return [run(instance, pair, status, w, repetition=i + 1, **more) for i, w in enumerate(walls)]
+
+
+def test_identical_campaigns_have_no_regressions(tmp_path):
+    runs = reps("i1", SAT, "sat", [1.0, 1.1, 0.9]) + reps("i1", MIP, "timeout", [10.0])
+    old, new = both(tmp_path, runs, runs)
+    assert compare(old, new) == [] and improvements(old, new) == []
+    assert render_regressions([]) == "no regressions\n"
+
+
+def test_slowdown_above_the_floor_is_found(tmp_path):
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0, 1.0, 5.0]), reps("i1", SAT, "sat", [3.0, 3.0, 0.5]))
+    (r,) = compare(old, new)  # medians 1.0 -> 3.0
+    assert r.kind == "slowdown" and r.instance == "i1" and r.pair == SAT
+    assert (r.old, r.new) == (1.0, 3.0) and abs(r.ratio - 3.0) < 1e-9
+    assert "i1" in r.message and SAT in r.message and r.task == "count-2"
+    table = render_regressions([r])
+    assert "slowdown" in table and "3.00x" in table and "1 s" in table and "3 s" in table
+
+
+def test_slowdown_below_the_floor_is_ignored(tmp_path):
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [0.01, 0.01]), reps("i1", SAT, "sat", [0.03, 0.03]))
+    assert compare(old, new) == []
+    assert compare(old, new, floor_s=0.001)[0].kind == "slowdown"
+
+
+def test_slowdown_crossing_the_floor_is_found(tmp_path):
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [0.05]), reps("i1", SAT, "sat", [0.5]))
+    assert [r.kind for r in compare(old, new)] == ["slowdown"]
+
+
+def test_slowdown_under_the_ratio_is_ignored(tmp_path):
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0]), reps("i1", SAT, "sat", [1.5]))
+    assert compare(old, new, ratio=2.0) == []
+    assert [r.kind for r in compare(old, new, ratio=1.2)] == ["slowdown"]
+
+
+def test_sat_to_timeout_is_a_status_regression(tmp_path):
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0]) + reps("i2", SAT, "unsat", [1.0]),
+                    reps("i1", SAT, "timeout", [10.0]) + reps("i2", SAT, "unsat", [1.0]))
+    (r,) = compare(old, new)
+    assert (r.kind, r.instance, r.pair, r.old, r.new, r.ratio) == ("status", "i1", SAT, "sat", "timeout", None)
+    assert "sat -> timeout" in r.message
+    assert "status" in render_regressions([r])
+
+
+def test_wrong_and_flips_are_status_regressions(tmp_path):
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0]) + reps("i2", SAT, "sat", [1.0])
+                    + reps("i3", SAT, "timeout", [10.0]),
+                    reps("i1", SAT, "unsat", [1.0]) + reps("i2", SAT, "wrong", [1.0])
+                    + reps("i3", SAT, "wrong", [1.0]))
+    found = {(r.instance, r.old, r.new) for r in compare(old, new)}
+    assert found == {("i1", "sat", "unsat"), ("i2", "sat", "wrong"), ("i3", "timeout", "wrong")}
+
+
+def test_one_timed_out_repetition_of_two_counts(tmp_path):
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0, 1.0]),
+                    [run("i1", SAT, "sat", 1.0, repetition=1), run("i1", SAT, "timeout", 10.0, repetition=2)])
+    (r,) = compare(old, new)
+    assert r.kind == "status" and r.new == "timeout (1 of 2 reps)"
+
+
+def test_missing_pair_is_its_own_kind(tmp_path):
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0]) + reps("i1", MIP, "sat", [1.0]),
+                    reps("i1", SAT, "sat", [1.0]))
+    (r,) = compare(old, new)
+    assert (r.kind, r.instance, r.pair, r.old, r.new) == ("missing", "i1", MIP, "sat", None)
+    assert "i1" in r.message and MIP in r.message
+
+
+def test_improvements_are_not_regressions(tmp_path):
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [3.0]) + reps("i2", SAT, "timeout", [10.0])
+                    + reps("i3", SAT, "error", [0.0]),
+                    reps("i1", SAT, "sat", [1.0]) + reps("i2", SAT, "sat", [2.0])
+                    + reps("i3", SAT, "unsat", [0.5]) + reps("i4", SAT, "sat", [1.0]))
+    assert compare(old, new) == []
+    better = improvements(old, new)
+    assert [(r.kind, r.instance) for r in better] == [("solved", "i2"), ("solved", "i3"), ("speedup", "i1")]
+    assert abs(better[-1].ratio - 3.0) < 1e-9
+    assert "speedup" in render_regressions(better)
+
+
+def test_matching_uses_task_and_seed(tmp_path):
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0], task="solve"),
+                    reps("i1", SAT, "timeout", [10.0], task="count-2"))
+    assert compare(old, new) == []  # another task: not a match, and the pair is not missing
+
+
+def test_order_and_table(tmp_path):
+    old, new = both(tmp_path, reps("b", SAT, "sat", [1.0]) + reps("a", SAT, "sat", [1.0])
+                    + reps("c", MIP, "sat", [1.0]),
+                    reps("b", SAT, "sat", [5.0]) + reps("a", SAT, "memout", [2.0]))
+    regs = compare(old, new)
+    assert [(r.kind, r.instance) for r in regs] == [("status", "a"), ("slowdown", "b"), ("missing", "c")]
+    assert all(isinstance(r, Regression) for r in regs)
+    lines = render_regressions(regs).splitlines()
+    assert lines[0].split() == ["kind", "instance", "pair", "task", "old", "new", "ratio"]
+    assert len(lines) == 2 + len(regs)

@@ -1,0 +1,219 @@
+"""write_report: HTML, Markdown, CSV and PNG files from a hand-built store; no solver needed."""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from handstore import make_store, run
+from harness.report import metrics, plots
+from harness.report.data import load
+from harness.report.render import format_number, markdown_table, write_report
+
+ROOT = Path(__file__).resolve().parents[2]
+PAIRS = ["cpsat/placement", "sat[encoding=totalizer,solver=cadical195]/cell", "mip/ship-pairs"]
+SIZES = {"a6": (6, 6), "b8": (8, 8), "c10": (10, 12), "d12": (12, 12), "e15": (15, 15)}
+TABLE_FILES = [f"{name}.csv" for name in metrics.TABLES]
+PNG_FILES = [f"{key}.png" for key in plots.FIGURES]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def three_pair_runs() -> list[dict]:
+    runs = []
+    for i, (inst, (rows, cols)) in enumerate(SIZES.items()):
+        base = 0.05 * (i + 1) ** 2
+        unsat = inst == "c10"
+        for factor, pair in zip((1.0, 0.4, 6.0), PAIRS):
+            status = "unsat" if unsat else "sat"
+            wall = base * factor
+            if pair == "mip/ship-pairs" and inst == "e15":
+                status, wall = "timeout", 10.3
+            runs.append(run(inst, pair, status, wall, rows=rows, cols=cols))
+    # repetitions of one pair on one instance
+    runs.append(run("b8", PAIRS[0], "sat", 0.3, repetition=2, rows=8, cols=8))
+    runs.append(run("b8", PAIRS[0], "memout", 2.0, repetition=3, rows=8, cols=8))
+    return runs
+
+
+@pytest.fixture
+def store(tmp_path) -> Path:
+    return make_store(tmp_path / "results", three_pair_runs(), campaign="handcamp")
+
+
+def test_report_writes_every_file(store, tmp_path):
+    out = tmp_path / "report"
+    written = write_report(store, out)
+    assert list(written) == ["index.html", "summary.md", *TABLE_FILES, *PNG_FILES]
+    for name, path in written.items():
+        assert path == out / name and path.is_file() and path.stat().st_size > 0, name
+    for name in PNG_FILES:
+        assert (out / name).read_bytes().startswith(PNG_MAGIC)
+
+
+def test_index_html_is_self_contained_and_complete(store, tmp_path):
+    out = tmp_path / "report"
+    write_report(store, out)
+    page = (out / "index.html").read_text(encoding="utf-8")
+    headline = metrics.headline(load(store))
+    assert html.escape(headline) in page
+    assert page.index(html.escape(headline)) < page.index("<table")  # the headline comes first
+    for pair in PAIRS:
+        assert html.escape(pair) in page, pair
+    images = re.findall(r'<img [^>]*src="([^"]*)"', page)
+    assert len(images) == len(plots.FIGURES)
+    assert all(src.startswith("data:image/png;base64,") for src in images)
+    for key in plots.FIGURES:
+        assert f'id="fig-{key}"' in page
+    assert page.count("data:image/png;base64,") == len(plots.FIGURES)
+    assert not re.search(r'(src|href)\s*=\s*"?(https?:)?//', page, re.I)
+    assert "<script" not in page.lower() and "<link" not in page.lower()
+    for word in ("handcamp", "hand0001", "testhost", "PAR-2", "PAR-10", "SGM", "VBS", "report generated"):
+        assert word in page, word
+    assert str(len(three_pair_runs())) + " runs" in page
+    assert "Repetitions" in page  # b8 ran three times for one pair
+    # section order: headline, pairs, pivots, best-of, virtual best, repetitions, figures
+    order = [page.index(s) for s in ('id="headline"', 'id="pairs"', 'id="pivots"', 'id="best-of"',
+                                     'id="virtual-best"', 'id="repetitions"', 'id="figures"')]
+    assert order == sorted(order)
+
+
+def test_summary_md_has_markdown_tables_with_every_pair(store, tmp_path):
+    out = tmp_path / "report"
+    write_report(store, out)
+    text = (out / "summary.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert metrics.headline(load(store)) in text
+    header = lines.index(next(line for line in lines if line.startswith("| pair | runs |")))
+    assert re.fullmatch(r"\|(---:?\|)+", lines[header + 1])
+    rows = lines[header + 2: header + 2 + len(PAIRS)]
+    assert [r.split(" | ")[0].removeprefix("| ") for r in rows] == list(
+        metrics.pair_table(load(store))["pair"])
+    assert all(r.count("|") == lines[header].count("|") for r in rows)
+    assert "| formulation | cpsat | mip | sat |" in text  # the pivots
+    for name in PNG_FILES:
+        assert f"]({name})" in text
+    assert "0.30000000000000004" not in text  # rounded
+
+
+def test_csv_tables_read_back(store, tmp_path):
+    out = tmp_path / "report"
+    write_report(store, out)
+    pairs = pd.read_csv(out / "pairs.csv")
+    assert sorted(pairs["pair"]) == sorted(PAIRS)
+    assert list(pairs.columns) == metrics.PAIR_COLUMNS
+    expected = metrics.pair_table(load(store))
+    assert list(pairs["pair"]) == list(expected["pair"])
+    np.testing.assert_allclose(pairs["sgm_s"], expected["sgm_s"].astype(float))
+    assert int(pairs.loc[pairs["pair"] == "mip/ship-pairs", "timeout"].iloc[0]) == 1
+    vbs = pd.read_csv(out / "virtual_best.csv")
+    assert sorted(vbs["instance"]) == sorted(SIZES)
+    reps = pd.read_csv(out / "repetitions.csv")
+    assert list(reps["pair"]) == [PAIRS[0]] and list(reps["repetitions"]) == [3]
+
+
+def test_single_pair_store(tmp_path):
+    runs = [run(inst, "cpsat/placement", "sat", 0.1 * (i + 1), rows=r, cols=c)
+            for i, (inst, (r, c)) in enumerate(SIZES.items())]
+    store = make_store(tmp_path / "one", runs)
+    out = tmp_path / "report"
+    # an earlier report in the same directory had every figure
+    write_report(make_store(tmp_path / "three", three_pair_runs()), out)
+    written = write_report(store, out)
+    assert "cactus.png" in written and "size.png" in written
+    assert "profile.png" not in written and "scatter.png" not in written
+    assert not (out / "scatter.png").exists() and not (out / "profile.png").exists()  # stale ones gone
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert page.count("data:image/png;base64,") == 2
+    assert "not drawn" in page and "not drawn" in (out / "summary.md").read_text(encoding="utf-8")
+    assert "cpsat/placement" in page
+    assert list(pd.read_csv(out / "pairs.csv")["pair"]) == ["cpsat/placement"]
+
+
+def test_empty_store(tmp_path):
+    store = make_store(tmp_path / "empty", [])
+    written = write_report(store, tmp_path / "report")
+    assert not [n for n in written if n.endswith(".png")]
+    page = written["index.html"].read_text(encoding="utf-8")
+    assert "No runs in these results." in page and "not drawn" in page
+    assert "data:image/png" not in page
+    assert pd.read_csv(written["pairs.csv"]).empty
+
+
+def test_all_timeouts_store_skips_profile(tmp_path):
+    runs = [run(inst, pair, "timeout", 10.2, rows=r, cols=c)
+            for inst, (r, c) in SIZES.items() for pair in PAIRS[:2]]
+    written = write_report(make_store(tmp_path / "slow", runs), tmp_path / "report")
+    assert "profile.png" not in written and "cactus.png" not in written
+    assert "scatter.png" in written and "size.png" in written
+
+
+def test_markdown_table():
+    df = pd.DataFrame({
+        "pair": ["a|b", "c"],
+        "runs": pd.array([3, None], dtype="Int64"),
+        "t_s": [0.012345, float("nan")],
+        "big": [12345.6, 2.5],
+    })
+    text = markdown_table(df)
+    assert text.splitlines() == [
+        "| pair | runs | t_s | big |",
+        "|---|---:|---:|---:|",
+        "| a\\|b | 3 | 0.0123 | 12,346 |",
+        "| c | – | – | 2.50 |",
+    ]
+    assert markdown_table(df, ".1f").splitlines()[2] == "| a\\|b | 3 | 0.0 | 12345.6 |"
+    assert markdown_table(df, {"t_s": ".2e"}).splitlines()[2] == "| a\\|b | 3 | 1.23e-02 | 12,346 |"
+    assert markdown_table(pd.DataFrame()) == ""
+    assert markdown_table(df.iloc[:0]).count("\n") == 1  # header and rule only
+
+
+@pytest.mark.parametrize("value, text", [
+    (0.0, "0"), (0.5, "0.500"), (0.012345, "0.0123"), (1.0, "1.00"), (3.14159, "3.14"),
+    (42.42, "42.4"), (420.4, "420"), (4200.4, "4,200"), (60.0, "60"), (7, "7"),
+    (float("nan"), "–"), (None, "–"), (pd.NA, "–"), (float("inf"), "∞"),
+])
+def test_format_number(value, text):
+    assert format_number(value) == text
+
+
+BLOCKER = r"""
+import sys
+BLOCKED = ("ortools", "highspy", "pyomo", "pysat", "harness.backends", "harness.runner")
+
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if any(name == b or name.startswith(b + ".") for b in BLOCKED):
+            raise ImportError(f"blocked by the test: {name}")
+        return None
+
+sys.meta_path.insert(0, Blocker())
+for name in BLOCKED:
+    try:
+        __import__(name)
+    except ImportError:
+        pass
+    else:
+        raise SystemExit(f"the blocker let {name} through")
+
+from harness.report.render import write_report
+written = write_report(sys.argv[1], sys.argv[2])
+loaded = [m for m in sys.modules if any(m == b or m.startswith(b + ".") for b in BLOCKED)]
+assert not loaded, loaded
+print(len(written))
+"""
+
+
+def test_report_needs_no_solver_nor_runner(store, tmp_path):
+    out = tmp_path / "report"
+    proc = subprocess.run([sys.executable, "-W", "error", "-c", BLOCKER, str(store), str(out)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(2 + len(TABLE_FILES) + len(PNG_FILES))
+    assert (out / "index.html").is_file() and (out / "cactus.png").is_file()
