@@ -1,4 +1,4 @@
-"""The ``battlebench`` command line: solve, run, export, convert, backends."""
+"""The ``battlebench`` command line: solve, run, export, report, check, convert, backends."""
 
 from __future__ import annotations
 
@@ -65,6 +65,21 @@ def _build_parser() -> argparse.ArgumentParser:
     e.add_argument("--format", choices=("csv", "parquet"), default="csv")
     e.add_argument("--out", default=None, metavar="FILE", help="default: DIR/results.csv or DIR/results.parquet")
 
+    rp = sub.add_parser("report", help="tables and plots from a results store (no solver needed)")
+    rp.add_argument("results", metavar="RESULTS", help="results directory (holds results.sqlite)")
+    rp.add_argument("--out", default=None, metavar="DIR", help="report directory (default RESULTS/report)")
+    rp.add_argument("--shift", type=float, default=1.0, metavar="S",
+                    help="shift of the shifted geometric mean, seconds (default 1)")
+
+    ck = sub.add_parser("check", help="agreement (and regression) checks over stored results; exit 1 on a problem")
+    ck.add_argument("results", metavar="RESULTS", help="results directory (holds results.sqlite)")
+    ck.add_argument("--baseline", default=None, metavar="OLD", help="an older results directory to compare with")
+    ck.add_argument("--ratio", type=float, default=2.0, help="slowdown ratio counted as a regression (default 2)")
+    ck.add_argument("--floor", type=float, default=0.1, metavar="S",
+                    help="noise floor: runs under S seconds in both campaigns are never slowdowns (default 0.1)")
+    ck.add_argument("--manifest", default=None, metavar="FILE",
+                    help="instance manifest with expected statuses/counts (default: the nearest instances/MANIFEST.toml)")
+
     c = sub.add_parser("convert", help="convert an instance between formats")
     c.add_argument("src", metavar="IN")
     c.add_argument("dst", metavar="OUT", help="output file, or - for standard output")
@@ -90,6 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "export":
             return _cmd_export(args)
+        if args.command == "report":
+            return _cmd_report(args)
+        if args.command == "check":
+            return _cmd_check(args)
         if args.command == "convert":
             return _cmd_convert(args)
         if args.command == "backends":
@@ -219,6 +238,59 @@ def _cmd_export(args: argparse.Namespace) -> int:
     path = export(args.results, args.format, args.out)
     print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+# --------------------------------------------------------------------------- report, check
+def _cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from harness.report.render import write_report
+
+    if args.shift < 0:
+        raise UsageError("--shift must be >= 0")
+    out = Path(args.out) if args.out else Path(args.results) / "report"
+    written = write_report(args.results, out, shift_s=args.shift)
+    print(f"wrote {out}/ ({', '.join(sorted(p.name for p in written.values()))})", file=sys.stderr)
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from harness.report.agreement import check_agreement, find_manifest, load_manifest, render_problems
+    from harness.report.data import load
+    from harness.report.regression import compare, improvements, render_regressions
+
+    if args.ratio <= 1:
+        raise UsageError("--ratio must be > 1")
+    if args.floor < 0:
+        raise UsageError("--floor must be >= 0")
+    df = load(args.results)
+    manifest_path = Path(args.manifest) if args.manifest else find_manifest(Path(args.results))
+    manifest = load_manifest(manifest_path) if manifest_path else None
+    problems = check_agreement(df, manifest)
+    n_inst, n_pairs = df["instance_path"].nunique(), df["pair"].nunique()
+    if problems:
+        print(render_problems(problems))
+        print(f"check: {len(problems)} problem(s) in {len(df)} runs ({n_inst} instances, {n_pairs} pairs)")
+    else:
+        where = f"; expected statuses from {manifest_path}" if manifest_path else ""
+        print(f"agreement: {len(df)} runs, {n_inst} instances, {n_pairs} pairs: every board verified, "
+              f"all pairs agree{where}")
+    regressions = []
+    if args.baseline:
+        old = load(args.baseline)
+        regressions = compare(old, df, ratio=args.ratio, floor_s=args.floor)
+        better = improvements(old, df, ratio=args.ratio, floor_s=args.floor)
+        if regressions:
+            print(render_regressions(regressions))
+            print(f"check: {len(regressions)} regression(s) against {args.baseline}")
+        else:
+            print(f"regression: none against {args.baseline} (ratio {args.ratio:g}, floor {args.floor:g} s)")
+        if better:
+            print(f"improvements: {len(better)}")
+            print(render_regressions(better))
+    return 1 if problems or regressions else 0
 
 
 # --------------------------------------------------------------------------- convert

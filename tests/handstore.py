@@ -2,7 +2,9 @@
 
 ``run(instance, pair, status, wall_s, **more)`` gives a full run record with sensible
 defaults (the pair label is split into backend and formulation; ``count``, ``answer``,
-``termination``, ``verdict`` and ``complete`` follow from the status unless given);
+``termination``, ``verdict``, ``exhausted`` and ``complete`` follow from the status and
+the boards unless given: as in the runner, a count-2 run that stopped at 2 boards is
+neither exhausted nor complete);
 ``make_store(directory, runs)`` writes them into a real ``ResultsStore``.
 """
 
@@ -23,7 +25,6 @@ BAD_BOARD = ["O.", ".O", ".."]  # breaks the clues
 def run(instance: str, pair: str, status: str, wall_s: float | None, *, repetition: int = 1,
         time_limit_s: float = 10.0, rows: int = 10, cols: int = 10, **more: Any) -> dict[str, Any]:
     backend, formulation = pair.split("[")[0].split("/")[0], pair.rsplit("/", 1)[1]
-    decided = status in ("sat", "unsat")
     rec = empty_record()
     boards = more.pop("boards", [BOARD_A] if status in ("sat", "wrong") else [])
     verdicts = more.pop("verdicts", ["ok" if status != "wrong" else "row-clue: row 1 has 1 ship cell, clue 0"]
@@ -40,7 +41,7 @@ def run(instance: str, pair: str, status: str, wall_s: float | None, *, repetiti
         termination={"timeout": "timeout", "memout": "memout", "error": "crash"}.get(status, "completed"),
         verdict="none" if not boards else ("ok" if all(v == "ok" for v in verdicts) else
                                            next(v for v in verdicts if v != "ok")),
-        count=len(boards), complete=int(decided),
+        count=len(boards), complete=int(status == "unsat" or (status == "sat" and len(boards) < 2)),
         build_s=None if wall_s is None else wall_s * 0.2, solve_s=None if wall_s is None else wall_s * 0.7,
         wall_s=wall_s, solver_reported_s=None if wall_s is None else wall_s * 0.7,
         overshoot_s=max((wall_s or 0) - time_limit_s, 0.0), peak_rss_mb=100.0,

@@ -1,10 +1,10 @@
 """Every pair agrees on the shipped instances: status, count up to 2, verified boards.
 
-All 8 pairs run count 2 (60 s limit) on the small shipped suites (smoke, seeds,
+All 7 pairs run count 2 (60 s limit) on the small shipped suites (smoke, seeds,
 variants); runs that do not decide in time are left out of the comparison, but every
 instance must be decided by at least one pair.  On the 39 solbat instances the fastest
-pairs (sat, both formulations) run here; all 8 pairs on solbat are a benchmark sweep
-(benchmarks/solve_sweep.py, report under reports/).  Expected statuses and counts in
+pairs (sat, both formulations) run here; all 7 pairs on solbat are a benchmark sweep
+(configs/solbat.toml, judged by battlebench check; report under reports/solbat).  Expected statuses and counts in
 instances/MANIFEST.toml are checked too.
 """
 

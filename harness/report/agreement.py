@@ -352,14 +352,16 @@ def _count_mismatch(inst: str, runs: list[_Run]) -> list[Problem]:
         finders -= set(contradicted)
         alone = sorted((q for q in finders if lower[q] > c), key=lambda q: (-lower[q], q))
         if alone:
-            shown_finders = alone[:1]
+            shown_finders = alone
             found = f"{alone[0]} found {lower[alone[0]]}"
+            if len(alone) > 1:
+                found += f" (and {_names(f'{q} {lower[q]}' for q in alone[1:])})"
         elif finders:
             shown_finders = sorted(finders)
             found = f"{_names(shown_finders)} found other boards ({total} distinct in all)"
         else:  # claimants of the same count with different boards
             shown_finders = []
-            found = f"but their boards differ ({total} distinct in all)"
+            found = f"their boards differ ({total} distinct in all)"
         message = f"{inst}: {_names(contradicted)} {_says(contradicted)} {_plural(c)} (complete); {found}"
         evidence = [(p, b, "ok") for p in contradicted for _, b in claims[c][p].boards.values()]
         evidence += [(q, b, "ok") for q in shown_finders for _, b in pair_ev[q].boards.values()]

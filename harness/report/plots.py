@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import io
 import math
-import textwrap
+import re
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from harness.report import metrics
 from harness.report.data import INSTANCE_KEY, with_instance_key
@@ -59,7 +61,8 @@ def instance_times(df: pd.DataFrame) -> pd.DataFrame:
 
     Columns ``pair, instance, instance_key, rows, cols, cells, runs, time_s, solved,
     limit_s``: ``time_s`` is the median ranking time over the runs (an unsolved cell's is
-    at its limit, :func:`_time_s`), ``solved`` whether more than half of them solved.
+    its time limit), ``solved`` whether more than half of them solved; ``instance`` is the
+    display name, ``instance_key`` tells instances apart.
     """
     cols = ["pair", "instance", INSTANCE_KEY, "rows", "cols", "cells", "runs", "time_s", "solved",
             "limit_s"]
@@ -92,7 +95,7 @@ def pair_order(df: pd.DataFrame, shift_s: float = 1.0) -> list[str]:
     return [str(p) for p in metrics.pair_table(df, shift_s)["pair"]]
 
 
-def pair_styles(pairs) -> dict[str, dict[str, str]]:
+def pair_styles(pairs: Iterable[str]) -> dict[str, dict[str, Any]]:
     """A fixed colour and marker per pair, by sorted label: ``{pair: {"color", "marker"}}``."""
     labels = sorted({str(p) for p in pairs})
     cmap = colormaps["tab10" if len(labels) <= 10 else "tab20"]
@@ -148,13 +151,23 @@ def _figure(width: float, height: float) -> Figure:
     return Figure(figsize=(width, height), layout="constrained")
 
 
+def _legend_cols(labels) -> int:
+    longest = max((len(lab) for lab in labels), default=0)
+    ncols = 1 if longest > 45 else 2 if longest > 28 else 3
+    return max(1, min(ncols, len(labels)))
+
+
+def _plot_figure(order: list[str], note_chars: int) -> Figure:
+    """A one-axes figure tall enough for a legend of ``order`` below it (labels + ``note_chars``)."""
+    labels = [p + "x" * note_chars for p in order]
+    rows = math.ceil(len(labels) / _legend_cols(labels)) if labels else 0
+    return _figure(9.5, 5.2 + 0.2 * rows)
+
+
 def _legend(fig: Figure, handles, labels) -> None:
     if not handles:
         return
-    longest = max(len(lab) for lab in labels)
-    ncols = 1 if longest > 45 else 2 if longest > 28 else 3
-    ncols = min(ncols, len(labels))
-    fig.legend(handles, labels, loc="outside lower center", ncols=ncols, frameon=False,
+    fig.legend(handles, labels, loc="outside lower center", ncols=_legend_cols(labels), frameon=False,
                fontsize=9, title="pair (best first)", title_fontsize=9)
 
 
@@ -177,7 +190,15 @@ def _time_range(it: pd.DataFrame) -> tuple[float, float]:
 
 
 def _wrap(label: str, width: int = 38) -> str:
-    return "\n".join(textwrap.wrap(label, width, break_on_hyphens=False)) or label
+    """``label`` on lines of at most ``width`` characters, broken after ``,`` ``/`` ``[`` or spaces."""
+    lines, line = [], ""
+    for token in re.split(r"(?<=[,/\[ ])", label):
+        if line and len(line) + len(token) > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += token
+    lines.append(line)
+    return "\n".join(lines)
 
 
 def _note(ax, text: str) -> None:
@@ -192,7 +213,7 @@ def cactus(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
     it = instance_times(df)
     order = pair_order(df, shift_s)
     styles = pair_styles(order)
-    fig = _figure(9.5, 6.2)
+    fig = _plot_figure(order, 18)
     ax = fig.add_subplot()
     ax.set_xscale("log")  # scales before data: autoscaling degenerate data warns
     n_inst = int(it[INSTANCE_KEY].nunique()) if not it.empty else 0
@@ -238,7 +259,7 @@ def performance_profile(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
     it = instance_times(df)
     order = pair_order(df, shift_s)
     styles = pair_styles(order)
-    fig = _figure(9.5, 6.2)
+    fig = _plot_figure(order, 32)
     ax = fig.add_subplot()
     ax.set_xscale("log", base=2)
     if it.empty:
@@ -355,10 +376,10 @@ def scatter_vs_best(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: 
         if k % ncols == 0:
             ax.set_ylabel("this pair: time (s)")
         if k >= len(others) - ncols:
-            ax.set_xlabel(_wrap(f"best pair {best_pair}: time (s)", 44), fontsize=9)
+            ax.set_xlabel("the best pair: time (s)")
             ax.tick_params(labelbottom=True)
-    fig.suptitle(f"Per-instance time against the best pair, {best_pair} (log-log; "
-                 f"above the diagonal: the best pair is faster; dotted: 10×)", fontsize=10.5)
+    fig.suptitle(f"Per-instance time against the best pair, {best_pair}\n"
+                 "(log-log; above the diagonal the best pair is faster; dotted lines: 10×)", fontsize=10.5)
     handles = [Line2D([], [], ls="none", marker="o", color=_GREY, ms=5),
                Line2D([], [], ls="none", marker=_UNSOLVED, color="#b2182b", ms=7, mew=1.6),
                Line2D([], [], color=_GREY, ls="--", lw=0.8)]
@@ -371,13 +392,14 @@ def scatter_vs_best(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: 
 def time_vs_size(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
     """Time (log) vs instance size rows × cols per pair; unsolved drawn at the limit with a cross.
 
-    Pairs are nudged sideways a little so their points do not hide each other; a thin line
-    joins each pair's median time per size.
+    A thin line joins each pair's median time per size.  When the sizes are well apart,
+    pairs are nudged sideways a little so their points do not hide each other and every
+    size is labelled with its shape.
     """
     it = instance_times(df)
     order = pair_order(df, shift_s)
     styles = pair_styles(order)
-    fig = _figure(9.5, 6.2)
+    fig = _plot_figure(order, 16)
     ax = fig.add_subplot()
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -391,8 +413,9 @@ def time_vs_size(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
     lo, hi = _time_range(it)
     limit = _limit_of(it)
     sizes = np.sort(it["cells"].unique())
-    gaps = np.diff(np.log(sizes)) if sizes.size > 1 else np.array([0.4])
-    spread = min(0.06, float(gaps[gaps > 0].min()) * 0.3) if np.any(gaps > 0) else 0.06
+    gap = float(np.diff(np.log(sizes)).min()) if sizes.size > 1 else math.inf
+    separated = gap >= 0.12  # sizes at least 13 % apart: nudge pairs, label every size
+    spread = min(0.06, gap * 0.3) if separated else 0.0
     handles, labels = [], []
     n = len(order)
     for j, pair in enumerate(order):
@@ -414,12 +437,16 @@ def time_vs_size(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
     ax.text(0.01, limit, f"time limit {limit:g} s: unsolved (×) drawn here", va="bottom", ha="left",
             color=_GREY, fontsize=8, transform=ax.get_yaxis_transform())
     ax.set_ylim(lo, hi)
-    if len(sizes) <= 12:
+    if separated and len(sizes) <= 10:
         shapes = it.groupby("cells")[["rows", "cols"]].apply(
             lambda g: sorted({(int(r), int(c)) for r, c in zip(g["rows"], g["cols"])}))
-        ax.set_xticks(sizes, [f"{int(c)}\n" + "\n".join(f"{r}×{k}" for r, k in shapes.loc[c][:3])
+        ax.set_xticks(sizes, [f"{int(c)}\n" + "\n".join(f"{r}×{k}" for r, k in shapes.loc[c][:2])
                               for c in sizes])
-        ax.set_xticks([], minor=True)
+        ax.xaxis.set_minor_locator(NullLocator())
+    else:
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
     pad = math.exp(max(spread * 2.5, 0.08))
     ax.set_xlim(sizes[0] / pad, sizes[-1] * pad)
     ax.set_xlabel("instance size: cells = rows × cols (log scale)")

@@ -189,18 +189,21 @@ def markdown_table(df: pd.DataFrame, floatfmt: Fmt = None) -> str:
     return "\n".join(lines)
 
 
+_NUM = ' class="num"'
+
+
 def html_table(df: pd.DataFrame, floatfmt: Fmt = None, *, first_row_class: str | None = None) -> str:
     """``df`` as an HTML ``<table>`` (escaped, numbers right-aligned), formatted as :func:`markdown_table`."""
     if len(df.columns) == 0 or df.empty:
         return '<p class="note">No rows.</p>'
     header, numeric, rows = _cells(df, floatfmt)
     out = ['<div class="scroll"><table>', "<thead><tr>"]
-    out += [f'<th{" class=num" if num else ""}>{html.escape(h)}</th>' for h, num in zip(header, numeric)]
+    out += [f"<th{_NUM if num else ''}>{html.escape(h)}</th>" for h, num in zip(header, numeric)]
     out.append("</tr></thead><tbody>")
     for i, row in enumerate(rows):
         cls = f' class="{first_row_class}"' if i == 0 and first_row_class else ""
         out.append(f"<tr{cls}>" + "".join(
-            f'<td{" class=num" if num else ""}>{html.escape(c)}</td>' for c, num in zip(row, numeric))
+            f"<td{_NUM if num else ''}>{html.escape(c)}</td>" for c, num in zip(row, numeric))
             + "</tr>")
     out.append("</tbody></table></div>")
     return "".join(out)

@@ -103,11 +103,22 @@ def test_two_unique_claims_with_different_boards(tmp_path):
     runs = [run("sb", SAT, "sat", 0.1), run("sb", MIP, "sat", 0.1, boards=[BOARD_B])]
     (p,) = check(tmp_path, runs)
     assert p.kind == "count-mismatch" and p.pairs == (MIP, SAT)
+    assert p.message == f"sb: {MIP}, {SAT} say 1 board (complete); their boards differ (2 distinct in all)"
+    assert p.boards == [(MIP, BOARD_B, "ok"), (SAT, BOARD_A, "ok")]
+
+
+def test_several_pairs_found_more(tmp_path):
+    runs = [run("sb", SAT, "sat", 0.1), run("sb", MIP, "sat", 0.1, boards=[BOARD_A, BOARD_B], complete=0),
+            run("sb", CP, "sat", 0.1, task="count-0", boards=[BOARD_A, BOARD_B, BOARD_C])]
+    (p,) = check(tmp_path, runs)
+    assert p.message == f"sb: {SAT} says 1 board (complete); {CP} found 3 (and {MIP} 2)"
+    assert p.pairs == tuple(sorted((SAT, MIP, CP)))
 
 
 def test_complete_counts_differ(tmp_path):
-    runs = [run("sb", SAT, "sat", 0.1, task="count-0", boards=[BOARD_A, BOARD_B, BOARD_C]),
-            run("sb", MIP, "sat", 0.1, task="count-0", boards=[BOARD_A, BOARD_B])]
+    exact = dict(task="count-0", complete=1, exhausted=1)  # count all, search exhausted
+    runs = [run("sb", SAT, "sat", 0.1, boards=[BOARD_A, BOARD_B, BOARD_C], **exact),
+            run("sb", MIP, "sat", 0.1, boards=[BOARD_A, BOARD_B], **exact)]
     (p,) = check(tmp_path, runs)
     assert p.kind == "count-mismatch" and f"{MIP} says 2 boards (complete); {SAT} found 3" in p.message
 

@@ -1,0 +1,76 @@
+"""`battlebench check` and `battlebench report` as a user (or a CI job) runs them."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from pathlib import Path
+
+from handstore import BOARD_A, BOARD_B, make_store, run
+
+from harness.cli import main
+from harness.runner.config import load_config
+from harness.runner.run import run_campaign
+
+ROOT = Path(__file__).resolve().parents[2]
+PAIRS = ("sat/cell", "cpsat/placement")
+
+
+def clean_runs(slow: float = 1.0):
+    return [run(inst, pair, "sat", t * slow, complete=0, exhausted=0, boards=[BOARD_A, BOARD_B])
+            for inst, t in (("i1", 1.0), ("i2", 2.0)) for pair in PAIRS]
+
+
+def test_agreeing_results_pass(tmp_path, capsys):
+    make_store(tmp_path / "r", clean_runs())
+    assert main(["check", str(tmp_path / "r")]) == 0
+    assert "all pairs agree" in capsys.readouterr().out
+    assert main(["check", str(tmp_path / "r"), "--manifest", str(tmp_path / "none.toml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "none.toml" in err[0]
+
+
+def test_a_planted_disagreement_fails_and_is_named(tmp_path, capsys):
+    runs = clean_runs()
+    runs[1] = run("i1", "cpsat/placement", "unsat", 1.0)
+    make_store(tmp_path / "r", runs)
+    assert main(["check", str(tmp_path / "r")]) == 1
+    out = capsys.readouterr().out
+    assert "unsat-vs-sat" in out and "i1" in out and "cpsat/placement" in out and "sat/cell" in out
+
+
+def test_a_planted_slowdown_fails_the_baseline_check(tmp_path, capsys):
+    make_store(tmp_path / "old", clean_runs())
+    new = clean_runs()
+    new[3] = run("i2", "cpsat/placement", "sat", 2.0 * 3, complete=0, exhausted=0, boards=[BOARD_A, BOARD_B])
+    make_store(tmp_path / "new", new)
+    assert main(["check", str(tmp_path / "new"), "--baseline", str(tmp_path / "old")]) == 1
+    out = capsys.readouterr().out
+    assert "slowdown" in out and "i2" in out and "cpsat/placement" in out
+    # under the threshold ratio, or below the noise floor: not a regression
+    assert main(["check", str(tmp_path / "new"), "--baseline", str(tmp_path / "old"), "--ratio", "4"]) == 0
+    assert main(["check", str(tmp_path / "new"), "--baseline", str(tmp_path / "old"), "--floor", "10"]) == 0
+
+
+def test_the_readme_ci_recipe_passes_against_the_committed_baseline(tmp_path):
+    config = load_config(ROOT / "configs" / "smoke.toml")
+    config = replace(config, output=tmp_path / "ci")
+    run_campaign(config, stream=io.StringIO(), live=False)
+    assert main(["check", str(tmp_path / "ci"), "--baseline", str(ROOT / "reports" / "smoke-baseline"),
+                 "--ratio", "3", "--floor", "0.5"]) == 0
+
+
+def test_check_of_a_missing_store_is_one_line(tmp_path, capsys):
+    assert main(["check", str(tmp_path / "nothing")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nothing" in err[0]
+
+
+def test_report_writes_html_markdown_csv_and_plots(tmp_path, capsys):
+    make_store(tmp_path / "r", clean_runs())
+    assert main(["report", str(tmp_path / "r"), "--out", str(tmp_path / "rep")]) == 0
+    names = {p.name for p in (tmp_path / "rep").iterdir()}
+    assert {"index.html", "summary.md", "pairs.csv", "cactus.png"} <= names
+    assert main(["report", str(tmp_path / "r")]) == 0  # default: RESULTS/report
+    assert (tmp_path / "r" / "report" / "index.html").is_file()
+    assert main(["report", str(tmp_path / "r"), "--shift", "-1"]) == 2
