@@ -43,6 +43,7 @@ from typing import Any, Iterable
 import pandas as pd
 
 from harness.errors import InputError
+from harness.report.data import clean as _clean
 
 KINDS = ("wrong-board", "unsat-vs-sat", "count-mismatch", "repetitions-disagree",
          "expected-status", "expected-count")
@@ -71,18 +72,6 @@ class Problem:
 
 
 # -- reading runs -----------------------------------------------------------------------
-
-
-def _clean(value: Any) -> Any:
-    """None for a pandas / NumPy null, the value otherwise."""
-    if value is None:
-        return None
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return value
 
 
 def _json_list(text: Any) -> list:

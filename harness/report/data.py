@@ -16,6 +16,7 @@ The conventions every table, plot and check in :mod:`harness.report` follows:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -81,6 +82,19 @@ def penalized_time(df: pd.DataFrame, k: float) -> pd.Series:
 
 
 __all__ = [
+    "clean",
     "INSTANCE_KEY", "SOLVED", "STATUSES", "instance_key", "load", "penalized_time",
     "ranking_time", "solved_mask", "with_instance_key",
 ]
+
+
+def clean(value: Any) -> Any:
+    """None for a pandas / NumPy null, the value otherwise."""
+    if value is None:
+        return None
+    try:
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return value

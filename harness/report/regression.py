@@ -28,6 +28,8 @@ from typing import Any
 
 import pandas as pd
 
+from harness.report.data import clean as _clean
+
 REGRESSION_KINDS = ("status", "slowdown", "missing")
 IMPROVEMENT_KINDS = ("solved", "speedup")
 DECIDED = ("sat", "unsat")
@@ -82,17 +84,6 @@ class _Group:
 
 
 _Key = tuple[str, str, str, int | None]
-
-
-def _clean(value: Any) -> Any:
-    if value is None:
-        return None
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return value
 
 
 def _groups(df: pd.DataFrame) -> dict[_Key, _Group]:
