@@ -134,30 +134,41 @@ def _order(kinds: tuple[str, ...]):
     return lambda r: (kinds.index(r.kind), r.instance, r.pair, r.task, r.seed if r.seed is not None else -1)
 
 
+def _matched(old: dict[_Key, _Group], new: dict[_Key, _Group]):
+    """(key, old group, new group) for every run present in both campaigns."""
+    for key, o in old.items():
+        n = new.get(key)
+        if n is not None:
+            yield key, o, n
+
+
+def _changed(kind: str, key: _Key, o: _Group, n: _Group, note: str = "") -> Regression:
+    """A status change (regression or improvement) from ``o`` to ``n``."""
+    return _make(kind, key, n, o.describe(), n.describe(), None, f"{o.describe()} -> {n.describe()}{note}")
+
+
+def _timed(kind: str, key: _Key, o: _Group, n: _Group, ratio: float, word: str) -> Regression:
+    """A slowdown or speed-up between two medians."""
+    assert o.median is not None and n.median is not None
+    return _make(kind, key, n, o.median, n.median, ratio,
+                 f"{ratio:.2f}x {word}: median {_seconds(o.median)} -> {_seconds(n.median)}")
+
+
 def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
             floor_s: float = 0.1) -> list[Regression]:
     """The regressions from ``old_df`` (the baseline) to ``new_df``: status, slowdown, missing."""
     old, new = _groups(old_df), _groups(new_df)
     out: list[Regression] = []
-    for key, o in old.items():
-        n = new.get(key)
-        if n is None:
-            continue
+    for key, o, n in _matched(old, new):
         os_, ns = o.status, n.status
         if os_ != "wrong" and ns == "wrong":
-            out.append(_make("status", key, n, o.describe(), n.describe(), None,
-                             f"{o.describe()} -> {n.describe()}: a board failed the verifier"))
+            out.append(_changed("status", key, o, n, ": a board failed the verifier"))
         elif os_ in DECIDED and ns in UNDECIDED:
-            out.append(_make("status", key, n, o.describe(), n.describe(), None,
-                             f"{o.describe()} -> {n.describe()}"))
+            out.append(_changed("status", key, o, n))
         elif os_ in DECIDED and ns in DECIDED and os_ != ns:
-            out.append(_make("status", key, n, o.describe(), n.describe(), None,
-                             f"{o.describe()} -> {n.describe()}: the answer flipped"))
+            out.append(_changed("status", key, o, n, ": the answer flipped"))
         elif os_ in DECIDED and ns == os_ and _slower(o.median, n.median, ratio, floor_s):
-            assert o.median is not None and n.median is not None
-            r = _ratio(n.median, o.median)
-            out.append(_make("slowdown", key, n, o.median, n.median, r,
-                             f"{r:.2f}x slower: median {_seconds(o.median)} -> {_seconds(n.median)}"))
+            out.append(_timed("slowdown", key, o, n, _ratio(n.median, o.median), "slower"))
     seen = {(where, pair) for where, pair, _, _ in new}
     missing: dict[tuple[str, str], list[_Group]] = {}
     for (where, pair, _, _), o in old.items():
@@ -175,21 +186,12 @@ def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
 def improvements(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
                  floor_s: float = 0.1) -> list[Regression]:
     """What got better from ``old_df`` to ``new_df`` (kinds ``solved``, ``speedup``); not regressions."""
-    old, new = _groups(old_df), _groups(new_df)
     out: list[Regression] = []
-    for key, o in old.items():
-        n = new.get(key)
-        if n is None:
-            continue
-        os_, ns = o.status, n.status
-        if os_ not in DECIDED and ns in DECIDED:
-            out.append(_make("solved", key, n, o.describe(), n.describe(), None,
-                             f"{o.describe()} -> {n.describe()}"))
-        elif os_ in DECIDED and ns == os_ and _slower(n.median, o.median, ratio, floor_s):
-            assert o.median is not None and n.median is not None
-            r = _ratio(o.median, n.median)
-            out.append(_make("speedup", key, n, o.median, n.median, r,
-                             f"{r:.2f}x faster: median {_seconds(o.median)} -> {_seconds(n.median)}"))
+    for key, o, n in _matched(_groups(old_df), _groups(new_df)):
+        if o.status not in DECIDED and n.status in DECIDED:
+            out.append(_changed("solved", key, o, n))
+        elif o.status in DECIDED and n.status == o.status and _slower(n.median, o.median, ratio, floor_s):
+            out.append(_timed("speedup", key, o, n, _ratio(o.median, n.median), "faster"))
     out.sort(key=_order(IMPROVEMENT_KINDS))
     return out
 
