@@ -1,4 +1,4 @@
-"""The ``battlebench`` command line: solve, run, export, report, check, convert, backends."""
+"""The ``battlebench`` command line: solve, run, export, report, check, generate, convert, backends."""
 
 from __future__ import annotations
 
@@ -80,6 +80,30 @@ def _build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--manifest", default=None, metavar="FILE",
                     help="instance manifest with expected statuses/counts (default: the nearest instances/MANIFEST.toml)")
 
+    g = sub.add_parser("generate", help="generate certified puzzles (planted fleet, hints until unique)")
+    g.add_argument("--rows", type=int, required=True, metavar="R")
+    g.add_argument("--cols", type=int, required=True, metavar="C")
+    g.add_argument("--fleet", default=None, metavar="SPEC",
+                   help="LENGTH:COUNT,... e.g. 1:4,2:3,3:2,4:1 (default: about 20%% ship cells, longest ship "
+                        "growing with the board)")
+    g.add_argument("--density", type=float, default=0.2, help="ship-cell share of the default fleet (default 0.2)")
+    g.add_argument("--number", "-n", type=int, default=1, metavar="N", help="puzzles to write (default 1)")
+    g.add_argument("--seed", type=int, default=0, metavar="S", help="first seed; puzzle i uses S+i (default 0)")
+    g.add_argument("--hints", default="unique", metavar="unique|minimal|N",
+                   help="unique: reveal cells until unique; minimal: no hint can be dropped; N: N random hints, "
+                        "uniqueness not required (default unique)")
+    g.add_argument("--unknown-clues", type=float, default=0.0, metavar="P", help="fraction of clues hidden")
+    g.add_argument("--piece-hints", action="store_true", help="reveal ship pieces (ends, middles, submarines)")
+    g.add_argument("--touching", action="store_true", help="ships may touch")
+    g.add_argument("--unsat", nargs="?", const="any", default=None, metavar="CAUSE",
+                   help="make unsat variants: clue-sum, clue-shift, fleet-extra, fleet-swap, wrong-hint "
+                        "(no CAUSE: a different cause per puzzle, in turn)")
+    g.add_argument("--certify", default="cpsat/placement", metavar="PAIR",
+                   help="the pair whose complete count-2 certifies each puzzle (default cpsat/placement)")
+    g.add_argument("--certify-limit", type=float, default=600.0, metavar="S", help="seconds (default 600)")
+    g.add_argument("--prefix", default="gen", help="file-name prefix (default gen)")
+    g.add_argument("--out", required=True, metavar="DIR", help="directory for the native .toml files")
+
     c = sub.add_parser("convert", help="convert an instance between formats")
     c.add_argument("src", metavar="IN")
     c.add_argument("dst", metavar="OUT", help="output file, or - for standard output")
@@ -109,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_report(args)
         if args.command == "check":
             return _cmd_check(args)
+        if args.command == "generate":
+            return _cmd_generate(args)
         if args.command == "convert":
             return _cmd_convert(args)
         if args.command == "backends":
@@ -291,6 +317,66 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"improvements: {len(better)}")
             print(render_regressions(better))
     return 1 if problems or regressions else 0
+
+
+# --------------------------------------------------------------------------- generate
+def _parse_fleet(text: str) -> dict[int, int]:
+    fleet: dict[int, int] = {}
+    for part in text.split(","):
+        length, sep, count = part.strip().partition(":")
+        if not sep or not length.strip().isdigit() or not count.strip().isdigit():
+            raise UsageError(f"--fleet {text!r}: expected LENGTH:COUNT,... (e.g. 1:4,2:3,3:2,4:1), got {part!r}")
+        fleet[int(length)] = fleet.get(int(length), 0) + int(count)
+    return fleet
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from harness.generate.certify import Certifier, parse_pair
+    from harness.generate.generator import UNSAT_CAUSES, GenerationError, Settings, generate
+    from harness.puzzle.formats import write_instance
+
+    if args.number < 1:
+        raise UsageError("--number must be >= 1")
+    if args.seed < 0:
+        raise UsageError("--seed must be >= 0")
+    hints: str | int = args.hints
+    if isinstance(hints, str) and hints.isdigit():
+        hints = int(hints)
+    if args.unsat is not None and args.unsat != "any" and args.unsat not in UNSAT_CAUSES:
+        raise UsageError(f"--unsat {args.unsat!r}: choose from {', '.join(UNSAT_CAUSES)}")
+    parse_pair(args.certify)
+    fleet = _parse_fleet(args.fleet) if args.fleet else None
+
+    def settings(i: int) -> Settings:
+        cause = UNSAT_CAUSES[i % len(UNSAT_CAUSES)] if args.unsat == "any" else args.unsat
+        return Settings(args.rows, args.cols, fleet=fleet, density=args.density, hints=hints,
+                        unknown_clues=args.unknown_clues, piece_hints=args.piece_hints, touching=args.touching,
+                        unsat=cause, certify=args.certify, certify_limit_s=args.certify_limit, prefix=args.prefix)
+
+    settings(0)  # every setting is checked before any work
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    failed = 0
+    with Certifier(args.certify, limit_s=args.certify_limit) as certifier:
+        for i in range(args.number):
+            seed = args.seed + i
+            t0 = time.perf_counter()
+            try:
+                made = generate(settings(i), seed, certifier)
+            except GenerationError as exc:  # report it, keep the others
+                _error(str(exc))
+                failed += 1
+                continue
+            path = out / f"{made.instance.name}.toml"
+            write_instance(made.instance, path, "native")
+            meta = made.instance.meta
+            print(f"wrote {path}  {len(made.instance.hints)} hints  {meta['expected_status']} "
+                  f"(count {meta['expected_count']}, certified by {args.certify} in {made.certificate['wall_s']:.2f} s)"
+                  f"  {time.perf_counter() - t0:.2f} s", flush=True)
+    return 1 if failed else 0
 
 
 # --------------------------------------------------------------------------- convert

@@ -1,4 +1,5 @@
-"""Import direction, one way only: core <- puzzle <- model <- backends <- solve <- runner -> store; cli on top."""
+"""Import direction, one way only: core <- puzzle <- model <- backends <- solve <- runner -> store;
+generate over runner; cli on top."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ ALLOWED = {
     "runner": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "__init__"},
     "store": {"core", "errors", "store"},
     "report": {"core", "errors", "store", "report"},
-    "cli": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "report", "cli",
-            "__init__"},
+    "generate": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "generate", "__init__"},
+    "cli": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "report", "generate",
+            "cli", "__init__"},
 }
 SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat"}
 

@@ -1,0 +1,1 @@
+"""Puzzle generation: planted fleets, hints until unique (SAT oracle), certified by a pair."""

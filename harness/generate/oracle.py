@@ -1,0 +1,233 @@
+"""The uniqueness oracle: "is there another board that differs here?" for one planted board.
+
+The generator asks two questions many times about a planted board P and a set H of
+revealed cells (hints that show P there):
+
+* ``other(H)``: a board other than P that agrees with P on H, or None;
+* ``differs(H, F)``: a board that agrees with P on H and differs from P in at least one
+  cell of F, or None.  ``differs(H - {c}, {c})`` is None exactly when hint c can be
+  dropped from H without losing uniqueness (given that H makes P unique).
+
+Both are answered first by an incremental CaDiCaL solver (the ``sat`` backend's
+placement formulation, compiled once on the abstract model *without* hints; one
+assumption literal per revealed cell) under a *conflict* budget, so the answers -- and
+so the generated puzzle -- depend only on the seed, never on the machine's speed.
+Counting arguments (row sums, fleet sizes) are hard for clause learning, so a
+``differs`` that the budget does not settle is asked of CP-SAT instead: the ``cpsat``
+backend's placement model built on the abstract model with the hints H, plus "differ in
+some cell of F" (in this process, one thread; no time limit decides the answer unless
+CP-SAT runs past ``fallback_limit_s``, which is then an error, not a guess).
+
+The oracle only guides the search: every generated puzzle is certified afterwards by a
+complete count-2 run of a harness pair in an isolated worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.backends.registry import get_backend
+from harness.errors import HarnessError
+from harness.model import build_model
+from harness.puzzle.board import Board
+from harness.puzzle.instance import Cell, Hint, Instance
+from harness.puzzle.verify import parse_ships
+
+ORACLE_PAIR = "sat/placement"
+ORACLE_SOLVER = "cadical195"
+FALLBACK_PAIR = "cpsat/placement"
+CONFLICT_BUDGET = 500  # per incremental call before a query is called undecided
+FALLBACK_LIMIT_S = 120.0  # CP-SAT time limit for one single-cell question
+
+
+class Undecided(Exception):
+    """The budget ran out before the question was answered."""
+
+
+@dataclass
+class OracleStats:
+    """What the oracle did (recorded in each generated file's meta)."""
+
+    sat_calls: int = 0
+    sat_undecided: int = 0
+    fallback_calls: int = 0
+    fallback_s: float = 0.0
+    fallback_undecided: int = 0
+
+    def to_meta(self) -> dict[str, int | float]:
+        return {"sat_calls": self.sat_calls, "sat_undecided": self.sat_undecided,
+                "fallback_calls": self.fallback_calls, "fallback_s": round(self.fallback_s, 4),
+                "fallback_undecided": self.fallback_undecided}
+
+
+class UniquenessOracle:
+    """Incremental questions about one planted board (see the module docstring)."""
+
+    def __init__(self, instance: Instance, planted: Board, piece_hints: bool = False,
+                 budget: int = CONFLICT_BUDGET, fallback: bool = True, fallback_limit_s: float = FALLBACK_LIMIT_S):
+        self.base = instance.replace(hints={})
+        self.planted = planted
+        self.piece_hints = piece_hints
+        self.budget = budget
+        self.fallback = fallback
+        self.fallback_limit_s = fallback_limit_s
+        self.stats = OracleStats()
+        self.model = build_model(self.base)
+        if self.model.infeasible is not None:
+            raise HarnessError(f"the planted board's clues are infeasible: {self.model.infeasible}")
+        self.backend = get_backend("sat")(self.model, "placement", {"solver": ORACLE_SOLVER})
+        self.backend.build()
+        self.solver = self.backend.sat_solver
+        s = self.backend.sat_s
+        missing = [c for c in planted.cells if c not in s]
+        if missing:
+            raise HarnessError(f"the planted board does not fit its own clues at {missing[0]}")
+        self._other = self.backend.sat_pool.id(("other",))  # selector of "differ from P"
+        self.solver.add_clause([-self._other] + [-s[c] for c in sorted(planted.cells)])
+        # Start every search from the planted board: other boards are usually near it.
+        ships = set(parse_ships(planted.rows)[0])
+        y = self.backend.sat_w
+        self.solver.set_phases([v if c in planted.cells else -v for c, v in s.items()]
+                               + [v if self.model.placements[p].ship in ships else -v for p, v in y.items()])
+        self._lit: dict[Cell, int | None] = {}
+        self._fresh = 0
+
+    # ------------------------------------------------------------ cells and literals
+    def hint(self, cell: Cell) -> Hint:
+        """What revealing ``cell`` shows: the planted board there, in the chosen style."""
+        ch = self.planted.rows[cell[0]][cell[1]]
+        if ch == ".":
+            return Hint.WATER
+        return Hint.from_symbol(ch) if self.piece_hints else Hint.SHIP
+
+    def candidates(self) -> list[Cell]:
+        """Cells worth revealing: those some placement covers (the rest are always water)."""
+        return [c for c in ((r, k) for r in range(self.base.rows) for k in range(self.base.cols))
+                if self.literal(c) is not None]
+
+    def literal(self, cell: Cell) -> int | None:
+        """The literal true iff a board shows what the hint at ``cell`` reveals (None: always water)."""
+        if cell not in self._lit:
+            self._lit[cell] = self._make_literal(cell)
+        return self._lit[cell]
+
+    def _make_literal(self, cell: Cell) -> int | None:
+        s = self.backend.sat_s.get(cell)
+        hint = self.hint(cell)
+        if s is None:
+            return None
+        if hint is Hint.WATER:
+            return -s
+        if hint is Hint.SHIP:
+            return s
+        # piece hint: selector <-> some placement with that piece covers the cell
+        sel = self.backend.sat_pool.id(("hint", cell))
+        y = self.backend.sat_w
+        fitting = [y[p] for p in self.model.cover[cell] if self.model.placements[p].piece_at(cell) == hint.value]
+        self.solver.add_clause([-sel] + fitting)
+        for v in fitting:
+            self.solver.add_clause([-v, sel])
+        return sel
+
+    # ------------------------------------------------------------ questions
+    def _solve(self, assumptions: list[int]) -> bool:
+        self.stats.sat_calls += 1
+        self.solver.conf_budget(self.budget)
+        result = self.solver.solve_limited(assumptions=assumptions)
+        if result is None:
+            self.stats.sat_undecided += 1
+            raise Undecided()
+        return bool(result)
+
+    def _board(self) -> Board:
+        true = {lit for lit in self.solver.get_model() if lit > 0}
+        return self.model.board_from([p for p, v in self.backend.sat_w.items() if v in true])
+
+    def _hint_lits(self, cells: list[Cell]) -> list[int]:
+        return [lit for lit in map(self.literal, cells) if lit is not None]
+
+    def other(self, cells: list[Cell]) -> Board | None:
+        """A board other than the planted one agreeing with it on ``cells``, or None.
+
+        Raises :class:`Undecided` when the conflict budget runs out."""
+        if self._solve(self._hint_lits(cells) + [self._other]):
+            return self._board()
+        return None
+
+    def differs(self, cells: list[Cell], flip: list[Cell]) -> Board | None:
+        """A board agreeing with the planted one on ``cells`` and differing in some cell of ``flip``.
+
+        None when there is none.  A single-cell question that the conflict budget does
+        not settle goes to CP-SAT; a larger one raises :class:`Undecided`."""
+        lits = self._hint_lits(flip)
+        if not lits:
+            return None
+        self._fresh += 1
+        sel = self.backend.sat_pool.id(("flip", self._fresh))
+        self.solver.add_clause([-sel] + [-lit for lit in lits])
+        try:
+            if self._solve(self._hint_lits(cells) + [sel]):
+                return self._board()
+            return None
+        except Undecided:
+            if not self.fallback:
+                raise
+            return self._fallback(cells, flip)
+        finally:
+            self.solver.add_clause([-sel])  # retire the selector
+
+    def _fallback(self, cells: list[Cell], flip: list[Cell]) -> Board | None:
+        """CP-SAT answers ``differs(cells, flip)`` completely (placement model, one solve).
+
+        The abstract model is built with the hints on ``cells`` (so placements that
+        contradict them are filtered out); one boolean per cell of ``flip`` means "the
+        board differs from the planted one here" and at least one must hold."""
+        import time
+
+        from ortools.sat.python import cp_model
+
+        t0 = time.perf_counter()
+        self.stats.fallback_calls += 1
+        model = build_model(self.base.replace(hints={c: self.hint(c) for c in cells}))
+        if model.infeasible is not None:
+            return None
+        backend = get_backend("cpsat")(model, "placement", {"threads": 1})
+        backend.build()
+        md, y = backend.cp_model, backend.cp_y
+        differ = []
+        for cell in flip:
+            hint = self.hint(cell)
+            covering = model.cover.get(cell, [])
+            if hint is Hint.WATER:  # differs: some placement covers the cell
+                lits = [y[i] for i in covering]
+                if lits:
+                    b = md.new_bool_var("")
+                    md.add_bool_or(lits).only_enforce_if(b)
+                    differ.append(b)
+                continue
+            same = [i for i in covering if hint is Hint.SHIP or model.placements[i].piece_at(cell) == hint.value]
+            b = md.new_bool_var("")  # differs: no placement shows the hint there
+            for i in same:
+                md.add_implication(b, ~y[i])
+            differ.append(b)
+        if not differ:
+            return None
+        md.add_bool_or(differ)
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.max_time_in_seconds = self.fallback_limit_s
+        status = solver.solve(md)
+        self.stats.fallback_s += time.perf_counter() - t0
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return model.board_from([i for i, v in enumerate(y) if solver.boolean_value(v)])
+        if status == cp_model.INFEASIBLE:
+            return None
+        self.stats.fallback_undecided += 1
+        raise Undecided()
+
+    def close(self) -> None:
+        self.solver.delete()
+
+
+__all__ = ["UniquenessOracle", "OracleStats", "Undecided", "ORACLE_PAIR", "ORACLE_SOLVER", "FALLBACK_PAIR",
+           "CONFLICT_BUDGET"]

@@ -1,0 +1,151 @@
+"""The generator: claims checked against brute force on small boards (never against the oracle)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from harness.generate.certify import Certifier
+from harness.generate.generator import (UNSAT_CAUSES, GenerationError, Settings, generate, minimal_hints,
+                                        unique_hints)
+from harness.generate.oracle import Undecided, UniquenessOracle
+from harness.puzzle.brute import count_boards, enumerate_boards
+from harness.puzzle.plant import instance_from_board, random_board
+
+FLEET = {1: 2, 2: 1, 3: 1}
+
+
+@pytest.fixture(scope="module")
+def certifier():
+    with Certifier("sat/cell", limit_s=60) as c:
+        yield c
+
+
+def without(inst, cell):
+    hints = dict(inst.hints)
+    del hints[cell]
+    return inst.replace(hints=hints)
+
+
+def assert_unique_planted(made):
+    boards = enumerate_boards(made.instance, limit=2)
+    assert len(boards) == 1
+    assert boards[0].cells == made.planted.cells
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("piece_hints", [False, True])
+def test_minimal_is_unique_and_no_hint_can_go(certifier, seed, piece_hints):
+    made = generate(Settings(6, 6, fleet=FLEET, hints="minimal", piece_hints=piece_hints,
+                             certify="sat/cell"), seed, certifier)
+    assert_unique_planted(made)
+    for cell in made.instance.hints:
+        assert count_boards(without(made.instance, cell), limit=2) == 2, f"hint at {cell} is not needed"
+    meta = made.instance.meta
+    assert meta["expected_status"] == "sat" and meta["expected_count"] == 1
+    assert meta["certificate"]["pair"] == "sat/cell" and meta["certificate"]["count"] == 1
+    assert meta["seed"] == seed and meta["planted"] == list(made.planted.rows)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_unique_mode_gives_the_planted_board_only(certifier, seed):
+    made = generate(Settings(7, 7, fleet=FLEET, hints="unique", certify="sat/cell"), seed, certifier)
+    assert_unique_planted(made)
+
+
+def _planted(seed):
+    rng = random.Random(seed)
+    planted = random_board(7, 7, FLEET, rng)
+    return planted, instance_from_board(planted, FLEET, rng=rng)
+
+
+def _with_hints(base, planted, cells):
+    from harness.puzzle.instance import Hint
+
+    return base.replace(hints={c: Hint.SHIP if c in planted.cells else Hint.WATER for c in cells})
+
+
+@pytest.mark.parametrize("piece_hints", [False, True])
+def test_minimal_when_sat_never_decides_uses_cpsat_and_stays_minimal(monkeypatch, piece_hints):
+    planted, base = _planted(5)
+    oracle = UniquenessOracle(base, planted, piece_hints=piece_hints)
+
+    def undecided(assumptions):
+        oracle.stats.sat_undecided += 1
+        raise Undecided()
+
+    monkeypatch.setattr(oracle, "_solve", undecided)
+    try:
+        cells = minimal_hints(oracle, random.Random(0))
+    finally:
+        oracle.close()
+    assert oracle.stats.fallback_calls == oracle.stats.sat_undecided > 0  # every question went to CP-SAT
+    inst = base.replace(hints={c: oracle.hint(c) for c in cells})
+    assert count_boards(inst, limit=2) == 1
+    for cell in cells:
+        assert count_boards(without(inst, cell), limit=2) == 2
+
+
+def test_unique_mode_survives_undecided_rounds(monkeypatch):
+    planted, base = _planted(3)
+    oracle = UniquenessOracle(base, planted, fallback=False)
+    real, calls = oracle._solve, []
+
+    def flaky(assumptions):
+        calls.append(1)
+        if len(calls) <= 3:
+            raise Undecided()
+        return real(assumptions)
+
+    monkeypatch.setattr(oracle, "_solve", flaky)
+    try:
+        cells = unique_hints(oracle, random.Random(0))
+    finally:
+        oracle.close()
+    assert len(cells) >= 3 * max(1, len(oracle.candidates()) // 10)  # three random batches revealed
+    assert count_boards(_with_hints(base, planted, cells), limit=2) == 1
+
+
+@pytest.mark.parametrize("hints", [0, 3])
+def test_random_hints_claim_matches_brute_force(certifier, hints):
+    made = generate(Settings(6, 6, fleet=FLEET, hints=hints, certify="sat/cell"), 1, certifier)
+    assert len(made.instance.hints) == hints
+    n = count_boards(made.instance, limit=2)
+    assert made.instance.meta["expected_count"] == (1 if n == 1 else "many")
+
+
+@pytest.mark.parametrize("cause", UNSAT_CAUSES)
+def test_unsat_causes_are_unsat(certifier, cause):
+    fleet = {1: 2, 2: 2, 3: 1}
+    try:
+        made = generate(Settings(7, 7, fleet=fleet, hints="unique", unsat=cause, certify="sat/cell"), 2, certifier)
+    except GenerationError as exc:  # allowed only with the reason stated
+        assert "does not apply" in str(exc) or "left the puzzle solvable" in str(exc)
+        pytest.fail(f"{cause}: {exc}")
+    assert count_boards(made.instance, limit=1) == 0
+    meta = made.instance.meta
+    assert meta["expected_status"] == "unsat" and meta["unsat"]["cause"] == cause
+    assert meta["certificate"]["status"] == "unsat"
+
+
+def test_unknown_clues_and_determinism(certifier):
+    s = Settings(6, 6, fleet=FLEET, hints="minimal", unknown_clues=0.25, certify="sat/cell")
+    a, b = generate(s, 7, certifier), generate(s, 7, certifier)
+    assert sum(v is None for v in a.instance.row_clues + a.instance.col_clues) == 3
+    assert a.instance.content_hash() == b.instance.content_hash()
+    assert_unique_planted(a)
+
+
+def test_bad_settings_are_usage_errors():
+    from harness.errors import UsageError
+
+    for kwargs in ({"rows": 0}, {"hints": "some"}, {"unknown_clues": 2.0}, {"unsat": "nope"},
+                   {"fleet": {0: 1}}, {"density": 1.5}):
+        with pytest.raises(UsageError):
+            Settings(**{"rows": 6, "cols": 6, **kwargs})
+
+
+def test_impossible_fleet_is_a_generation_error(certifier):
+    with pytest.raises(GenerationError, match="cannot place the fleet"):
+        generate(Settings(3, 3, fleet={3: 3}, certify="sat/cell"), 0, certifier)
