@@ -15,4 +15,7 @@ $BB generate $C --hints minimal --piece-hints --number 10 --seed 200
 $BB generate $C --hints minimal --unknown-clues 0.2 --number 10 --seed 300
 # unsat: 10 puzzles, two of each cause (clue-sum, clue-shift, fleet-extra, fleet-swap, wrong-hint).
 $BB generate --rows 10 --cols 10 --hints unique --unsat --number 10 --seed 0 --prefix unsat --out instances/unsat
+# large (partial): 5 hint-free 30x20 puzzles, default fleet (36 ships, lengths 1-8); many solutions each.
+# The minimal-hint 30x20 puzzles the suite also wants are not generated yet (too slow, see README).
+$BB generate --rows 30 --cols 20 --hints 0 --number 5 --seed 0 --prefix large --out instances/large
 .venv/bin/python tools/import_instances.py

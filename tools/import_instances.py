@@ -38,8 +38,9 @@ SUITES = {
     "variants": "Jolyon Bloomfield's test puzzles: unknown clues, non-square boards, hints",
     "classic": "certified-unique 10x10 puzzles, standard fleet, hint styles mixed (battlebench generate)",
     "unsat": "certified-unsat 10x10 puzzles, two of each cause (battlebench generate)",
+    "large": "30x20 puzzles, default fleet; so far only 5 without hints (many solutions) (battlebench generate)",
 }
-GENERATED = ("classic", "unsat")  # made by tools/generate_suites.sh, listed here only
+GENERATED = ("classic", "unsat", "large")  # made by tools/generate_suites.sh, listed here only
 SOLBAT_LICENSE = "MIT (LICENSE of MiniZinc/minizinc-benchmarks, Copyright (c) 2016 MiniZinc (individual authors))"
 SOLBAT_AUTHOR = "model sb.mzn by Peter Stuckey (2009); instances of the MiniZinc Challenge 2010-2016"
 JOLYONB_LICENSE = "unknown (no licence file in jolyonb/puzzles)"
@@ -283,7 +284,7 @@ def write_readme(out: Path, entries: list[dict], sources: dict[str, tuple[str, s
     lines = ["# Instances", "",
              "Native TOML instances (format: `harness/puzzle/formats/native.py`), listed with sizes, fleets,",
              "provenance and expected results in `MANIFEST.toml`.  `solbat/`, `variants/` and `seeds/` are",
-             "imported by `python tools/import_instances.py` from `../shared`; `classic/` and `unsat/` are",
+             "imported by `python tools/import_instances.py` from `../shared`; `classic/`, `unsat/` and `large/` are",
              "made by `bash tools/generate_suites.sh`.  Each imported file's `[meta]` records where it came",
              "from (`source` = repository @ commit : path), the original file and format, author, licence",
              "and the date imported.", "",
@@ -297,7 +298,7 @@ def write_readme(out: Path, entries: list[dict], sources: dict[str, tuple[str, s
               f"{JOLYONB_LICENSE} |",
               "| `seeds/` | the project's `shared/seeds/seed-00{0,1,4}-*.txt` | see each file's meta | unknown |",
               "| `smoke/` | hand-written for battlebench | battlebench | the project's |",
-              "| `classic/`, `unsat/` | `battlebench generate` (`bash tools/generate_suites.sh`); each file's "
+              "| `classic/`, `unsat/`, `large/` | `battlebench generate` (`bash tools/generate_suites.sh`); each file's "
               "`meta.command` and `meta.seed` regenerate it | battlebench | the project's |",
               "", "## Expected results", "",
               "`expected_status = \"sat\"` is set only where a planted board (from the source's comments or",

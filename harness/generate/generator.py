@@ -421,7 +421,7 @@ def _meta(settings: Settings, seed: int, planted: Board, puzzle: Instance, cert:
     meta: dict[str, Any] = {
         "title": f"{title} (battlebench generate, seed {seed})",
         "source": f"battlebench generate {__version__}",
-        "author": "battlebench generate", "license": "the project's",
+        "author": "battlebench generate", "license": "the project's", "format": "native",
         "command": settings.command(seed), "seed": seed,
         **expected,
         "planted": list(planted.rows),

@@ -149,3 +149,12 @@ def test_bad_settings_are_usage_errors():
 def test_impossible_fleet_is_a_generation_error(certifier):
     with pytest.raises(GenerationError, match="cannot place the fleet"):
         generate(Settings(3, 3, fleet={3: 3}, certify="sat/cell"), 0, certifier)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_touching_minimal_is_unique_and_minimal(certifier, seed):
+    made = generate(Settings(6, 6, fleet=FLEET, hints="minimal", touching=True, certify="sat/cell"), seed, certifier)
+    assert made.instance.touching
+    assert_unique_planted(made)
+    for cell in made.instance.hints:
+        assert count_boards(without(made.instance, cell), limit=2) == 2

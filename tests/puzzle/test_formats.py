@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tomllib
+
 from pathlib import Path
 
 import pytest
@@ -255,3 +257,11 @@ def test_writing_what_a_format_cannot_express(tmp_path):
         assert str(info.value).startswith(f"{tmp_path / 'x.out'}:{place}: "), str(info.value)
     with pytest.raises(InstanceFormatError, match="key meta"):
         format_instance(base.replace(meta={"bad": None}), "native")
+
+
+def test_manifest_hashes_are_those_of_the_files():
+    """A stale manifest silently matches nothing in `battlebench check`."""
+    manifest = tomllib.loads((INSTANCES / "MANIFEST.toml").read_text())["instance"]
+    assert len(manifest) == len(SHIPPED)
+    for entry in manifest:
+        assert read_instance(INSTANCES / entry["path"]).content_hash() == entry["content_hash"], entry["path"]
