@@ -38,9 +38,11 @@ SUITES = {
     "variants": "Jolyon Bloomfield's test puzzles: unknown clues, non-square boards, hints",
     "classic": "certified-unique 10x10 puzzles, standard fleet, hint styles mixed (battlebench generate)",
     "unsat": "certified-unsat 10x10 puzzles, two of each cause (battlebench generate)",
-    "large": "30x20 puzzles, default fleet; so far only 5 without hints (many solutions) (battlebench generate)",
+    "large": "30x20 puzzles, default fleet: 5 hint-free, 15 with 60/120/240 random hints, 5 unique; counts certified "
+             "(battlebench generate)",
+    "xl": "50x50 and 100x100 puzzles, default fleet, 60% (50x50) or 85% (100x100) of cells revealed, to show scaling (battlebench generate)",
 }
-GENERATED = ("classic", "unsat", "large")  # made by tools/generate_suites.sh, listed here only
+GENERATED = ("classic", "unsat", "large", "xl")  # made by tools/generate_suites.sh, listed here only
 SOLBAT_LICENSE = "MIT (LICENSE of MiniZinc/minizinc-benchmarks, Copyright (c) 2016 MiniZinc (individual authors))"
 SOLBAT_AUTHOR = "model sb.mzn by Peter Stuckey (2009); instances of the MiniZinc Challenge 2010-2016"
 JOLYONB_LICENSE = "unknown (no licence file in jolyonb/puzzles)"
@@ -284,7 +286,7 @@ def write_readme(out: Path, entries: list[dict], sources: dict[str, tuple[str, s
     lines = ["# Instances", "",
              "Native TOML instances (format: `harness/puzzle/formats/native.py`), listed with sizes, fleets,",
              "provenance and expected results in `MANIFEST.toml`.  `solbat/`, `variants/` and `seeds/` are",
-             "imported by `python tools/import_instances.py` from `../shared`; `classic/`, `unsat/` and `large/` are",
+             "imported by `python tools/import_instances.py` from `../shared`; `classic/`, `unsat/`, `large/` and `xl/` are",
              "made by `bash tools/generate_suites.sh`.  Each imported file's `[meta]` records where it came",
              "from (`source` = repository @ commit : path), the original file and format, author, licence",
              "and the date imported.", "",
@@ -298,7 +300,7 @@ def write_readme(out: Path, entries: list[dict], sources: dict[str, tuple[str, s
               f"{JOLYONB_LICENSE} |",
               "| `seeds/` | the project's `shared/seeds/seed-00{0,1,4}-*.txt` | see each file's meta | unknown |",
               "| `smoke/` | hand-written for battlebench | battlebench | the project's |",
-              "| `classic/`, `unsat/`, `large/` | `battlebench generate` (`bash tools/generate_suites.sh`); each file's "
+              "| `classic/`, `unsat/`, `large/`, `xl/` | `battlebench generate` (`bash tools/generate_suites.sh`); each file's "
               "`meta.command` and `meta.seed` regenerate it | battlebench | the project's |",
               "", "## Expected results", "",
               "`expected_status = \"sat\"` is set only where a planted board (from the source's comments or",

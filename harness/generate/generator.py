@@ -37,7 +37,8 @@ from typing import Any, Callable
 from harness import __version__
 from harness.core.status import Status
 from harness.errors import HarnessError, UsageError
-from harness.generate.oracle import FALLBACK_PAIR, ORACLE_PAIR, ORACLE_SOLVER, Undecided, UniquenessOracle
+from harness.generate.oracle import (FALLBACK_PAIR, FALLBACK_WORKERS, LARGE_CELLS, ORACLE_PAIR, ORACLE_SOLVER,
+                                     Undecided, UniquenessOracle)
 from harness.puzzle.board import Board
 from harness.puzzle.instance import Cell, Hint, Instance
 from harness.puzzle.plant import default_fleet, instance_from_board, random_board
@@ -433,7 +434,8 @@ def _meta(settings: Settings, seed: int, planted: Board, puzzle: Instance, cert:
     meta["certificate"] = cert
     meta["generation"] = {
         "oracle": (f"{ORACLE_PAIR} ({ORACLE_SOLVER}, incremental, conflict budget), "
-                   f"{FALLBACK_PAIR} for single cells the budget leaves open") if oracle else "none",
+                   f"{FALLBACK_PAIR} ({FALLBACK_WORKERS} workers above {LARGE_CELLS} cells) for questions "
+                   "the budget leaves open") if oracle else "none",
         **oracle, **{k: round(v, 4) for k, v in seconds.items()},
     }
     return meta

@@ -9,7 +9,7 @@ import pytest
 from harness.generate.certify import Certifier
 from harness.generate.generator import (UNSAT_CAUSES, GenerationError, Settings, generate, minimal_hints,
                                         unique_hints)
-from harness.generate.oracle import Undecided, UniquenessOracle
+from harness.generate.oracle import RETRY_EVERY, SKIP_AFTER, Undecided, UniquenessOracle
 from harness.puzzle.brute import count_boards, enumerate_boards
 from harness.puzzle.plant import instance_from_board, random_board
 
@@ -71,7 +71,7 @@ def test_minimal_when_sat_never_decides_uses_cpsat_and_stays_minimal(monkeypatch
     planted, base = _planted(5)
     oracle = UniquenessOracle(base, planted, piece_hints=piece_hints)
 
-    def undecided(assumptions):
+    def undecided(assumptions, skippable=False):
         oracle.stats.sat_undecided += 1
         raise Undecided()
 
@@ -87,12 +87,34 @@ def test_minimal_when_sat_never_decides_uses_cpsat_and_stays_minimal(monkeypatch
         assert count_boards(without(inst, cell), limit=2) == 2
 
 
+def test_large_boards_skip_a_failing_sat_solver_without_changing_the_answer(monkeypatch):
+    planted, base = _planted(5)
+    reference = UniquenessOracle(base, planted)
+    try:
+        want = minimal_hints(reference, random.Random(0))
+    finally:
+        reference.close()
+    oracle = UniquenessOracle(base, planted)
+    monkeypatch.setattr(oracle.solver, "solve_limited", lambda **kw: None)  # CaDiCaL's budget always runs out
+    oracle.large = True  # as on a board of more than LARGE_CELLS cells
+    try:
+        cells = minimal_hints(oracle, random.Random(0))
+    finally:
+        oracle.close()
+    st = oracle.stats
+    assert st.sat_skipped > 0 and st.fallback_calls == st.sat_undecided + st.sat_skipped  # CP-SAT answered all
+    # skipping starts after SKIP_AFTER failures, and CaDiCaL is retried on every RETRY_EVERY-th question
+    assert st.sat_undecided >= SKIP_AFTER
+    assert st.sat_skipped <= (RETRY_EVERY - 1) * (st.sat_calls - SKIP_AFTER + 1)
+    assert sorted(cells) == sorted(want)  # complete answers either way: the same puzzle
+
+
 def test_unique_mode_survives_undecided_rounds(monkeypatch):
     planted, base = _planted(3)
     oracle = UniquenessOracle(base, planted, fallback=False)
     real, calls = oracle._solve, []
 
-    def flaky(assumptions):
+    def flaky(assumptions, skippable=False):
         calls.append(1)
         if len(calls) <= 3:
             raise Undecided()
