@@ -34,7 +34,7 @@ from typing import Any
 import pandas as pd
 
 from harness import __version__
-from harness.report import metrics, plots
+from harness.report import metrics, plots, sizes
 from harness.report.data import load
 from harness.store import ResultsStore
 
@@ -60,7 +60,12 @@ TABLE_TITLES = {
     "best_formulation_per_backend": "Best formulation per backend",
     "best_backend_per_formulation": "Best backend per formulation",
     "repetitions": "Repetitions: spread over the runs of one pair on one instance",
+    "size_winners": "Winner at each board size",
+    "size_growth": "Time vs board size: the best pair of each backend",
 }
+SIZE_NOTE = ("Per size, pairs are scored as above on that size's instances only. ratio = runner-up sgm_s / "
+             "winner sgm_s; growth = sgm_s at the largest size / sgm_s at the smallest (unsolved at the limit, "
+             "so a pair that times out grows less than it would).")
 
 FIGURE_CAPTIONS = {
     "cactus": "Cactus plot. For each pair, how many instances it solves within a given time "
@@ -321,6 +326,11 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
     for name in ("best_formulation_per_backend", "best_backend_per_formulation"):
         parts += [f"<h3>{esc(TABLE_TITLES[name])}</h3>", html_table(tables[name])]
     parts.append('<p class="sub">ratio = runner-up sgm_s / winner sgm_s.</p>')
+    if "size_winners" in tables:
+        parts.append('<h2 id="sizes">By board size</h2>')
+        for name in ("size_winners", "size_growth"):
+            parts += [f"<h3>{esc(TABLE_TITLES[name])}</h3>", html_table(tables[name])]
+        parts.append(f'<p class="sub">{esc(SIZE_NOTE)}</p>')
     parts += [f'<h2 id="virtual-best">{esc(TABLE_TITLES["virtual_best"])}</h2>',
               '<p class="sub">best_s: the fastest pair\'s time (the limit when no pair solved the '
               "instance); solved_by: how many pairs solved it.</p>",
@@ -372,6 +382,11 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
             "Per-instance virtual best: [virtual_best.csv](virtual_best.csv)"
             + ("; repetitions: [repetitions.csv](repetitions.csv)." if not tables["repetitions"].empty
                else "."), ""]
+    if "size_winners" in tables:
+        out += ["## By board size", ""]
+        for name in ("size_winners", "size_growth"):
+            out += [f"### {TABLE_TITLES[name]}", "", table(tables[name]), ""]
+        out += [SIZE_NOTE, ""]
     out += ["## Figures", ""]
     for key in plots.FIGURES:
         name = f"{key}.png"
@@ -389,7 +404,8 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     """Write the report of the store in ``results_dir`` into ``out_dir``; return ``{file name: path}``.
 
     Keys: ``index.html``, ``summary.md``, ``<table>.csv`` for every table of
-    :data:`harness.report.metrics.TABLES`, and ``<figure>.png`` for every figure drawn.
+    :data:`harness.report.metrics.TABLES` (plus ``size_winners`` and ``size_growth`` when
+    the runs cover several board sizes, :mod:`harness.report.sizes`), and ``<figure>.png`` for every figure drawn.
     ``shift_s`` is the shift of the shifted geometric mean.  Raises
     :class:`harness.errors.InputError` if ``results_dir`` holds no results store.
     """
@@ -399,6 +415,10 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     with ResultsStore(results_dir, create=False) as store:
         meta = store.meta()
     tables = metrics.all_tables(df, shift_s)
+    winners = sizes.size_winners(df, shift_s)
+    if len(winners) > 1:  # a campaign over several board sizes
+        tables["size_winners"] = winners
+        tables["size_growth"] = sizes.size_growth(df, shift_s)
     headline = metrics.headline(df, shift_s)
     pairs = tables["pairs"]
     best_pair = str(pairs["pair"].iloc[0]) if not pairs.empty else None

@@ -20,7 +20,8 @@ from harness.report.render import format_number, markdown_table, write_report
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = ["cpsat/placement", "sat[encoding=totalizer,solver=cadical195]/cell", "mip/ship-pairs"]
 SIZES = {"a6": (6, 6), "b8": (8, 8), "c10": (10, 12), "d12": (12, 12), "e15": (15, 15)}
-TABLE_FILES = [f"{name}.csv" for name in metrics.TABLES]
+# the store's runs cover several board sizes, so the per-size tables are written too
+TABLE_FILES = [f"{name}.csv" for name in metrics.TABLES] + ["size_winners.csv", "size_growth.csv"]
 PNG_FILES = [f"{key}.png" for key in plots.FIGURES]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

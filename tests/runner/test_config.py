@@ -228,6 +228,13 @@ def test_repo_smoke_config_from_the_repo_root(monkeypatch: pytest.MonkeyPatch) -
     assert cfg.output == Path("results/smoke")
 
 
+@pytest.mark.parametrize("path", sorted((REPO / "configs").glob("*.toml")), ids=lambda p: p.name)
+def test_every_shipped_config_loads_and_finds_instances(path: Path) -> None:
+    cfg = load_config(path)
+    assert cfg.pairs and cfg.instance_paths
+    assert all(p.exists() for p in cfg.instance_paths)
+
+
 # --------------------------------------------------------------------------- pairs
 def test_pair_labels_sorted_and_typed(tmp_path: Path) -> None:
     cfg = load_config(write(tmp_path, conf(tables="""\
