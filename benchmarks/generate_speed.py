@@ -62,9 +62,9 @@ def one(rows: int, cols: int, seed: int, hints: str, limit: float, workdir: Path
     files = sorted(out.glob("*.toml"))
     if proc.returncode != 0 or not files:
         return {**row, "outcome": "error", "error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
-    meta = read_instance(files[0]).meta
-    gen, cert = meta.get("generation", {}), meta.get("certificate", {})
-    row.update(outcome="ok", hints=len(read_instance(files[0]).hints), certify_pair=cert.get("pair"),
+    inst = read_instance(files[0])
+    gen, cert = inst.meta.get("generation", {}), inst.meta.get("certificate", {})
+    row.update(outcome="ok", hints=len(inst.hints), certify_pair=cert.get("pair"),
                **{k: gen.get(k) for k in ("total_s", "plant_s", "hints_s", "certify_s", "sat_calls",
                                            "sat_undecided", "fallback_calls", "fallback_s")})
     return row
@@ -86,10 +86,10 @@ def summarize(rows: list[dict], limit: float, targets: dict[str, float], hints: 
         over = sum(r["outcome"] == "over-limit" for r in rs)
         target = targets.get(size)
         lower_bound = over * 2 >= len(rs)  # the median is a puzzle over the limit
-        errors = any(r["outcome"] == "error" for r in rs)
+        failed = any(r["outcome"] == "error" for r in rs)
         if target is None:
             met = "–"
-        elif walls and med <= target and not errors:
+        elif walls and med <= target and not failed:
             met = "unknown (limit below target)" if lower_bound else "yes"
         else:
             met = "**no**"

@@ -345,8 +345,6 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     hints: str | int = args.hints
     if isinstance(hints, str) and hints.isdigit():
         hints = int(hints)
-    if args.unsat is not None and args.unsat != "any" and args.unsat not in UNSAT_CAUSES:
-        raise UsageError(f"--unsat {args.unsat!r}: choose from {', '.join(UNSAT_CAUSES)}")
     parse_pair(args.certify)
     fleet = _parse_fleet(args.fleet) if args.fleet else None
 
@@ -356,7 +354,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
                         unknown_clues=args.unknown_clues, piece_hints=args.piece_hints, touching=args.touching,
                         unsat=cause, certify=args.certify, certify_limit_s=args.certify_limit, prefix=args.prefix)
 
-    settings(0)  # every setting is checked before any work
+    settings(0)  # every setting (the --unsat cause too) is checked by Settings before any work
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     failed = 0

@@ -381,7 +381,7 @@ def _check_sat(result: SolveResult, planted: Board, settings: Settings, seed: in
                               "proved the planted board unique")
     if isinstance(settings.hints, str) and result.count != 1:
         raise GenerationError(f"seed {seed}: {pair} found {result.count} boards but the oracle "
-                              "oracle proved the puzzle unique")
+                              "proved the puzzle unique")
 
 
 def _break_until_unsat(puzzle: Instance, planted: Board, settings: Settings, seed: int, rng: random.Random,

@@ -20,8 +20,9 @@ some cell of F" (in this process; no time limit decides the answer unless CP-SAT
 ``LARGE_CELLS`` cells CP-SAT runs ``FALLBACK_WORKERS`` workers (one below: the portfolio
 doubles the time of 15x15 questions), and once the puzzle is sparse -- CaDiCaL's budget
 running out ``SKIP_AFTER`` times in a row, each costing ~0.4 s there -- the oracle asks
-CP-SAT directly, retrying CaDiCaL on every ``RETRY_EVERY``-th question.  Which way a question is answered never changes the answer (both are
-complete), so the generated puzzle still depends only on the seed.
+CP-SAT directly, retrying CaDiCaL on every ``RETRY_EVERY``-th question.  Which way a
+question is answered never changes the answer (both are complete), so the generated
+puzzle still depends only on the seed.
 
 The oracle only guides the search: every generated puzzle is certified afterwards by a
 complete count-2 run of a harness pair in an isolated worker.
@@ -145,7 +146,8 @@ class UniquenessOracle:
 
     # ------------------------------------------------------------ questions
     def _solve(self, assumptions: list[int], skippable: bool = False) -> bool:
-        if skippable and self.large and self.fallback and self._failures >= SKIP_AFTER and self._skipped < RETRY_EVERY - 1:
+        skipping = self.large and self.fallback and self._failures >= SKIP_AFTER
+        if skippable and skipping and self._skipped < RETRY_EVERY - 1:
             self._skipped += 1
             self.stats.sat_skipped += 1
             raise Undecided()

@@ -405,7 +405,8 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
 
     Keys: ``index.html``, ``summary.md``, ``<table>.csv`` for every table of
     :data:`harness.report.metrics.TABLES` (plus ``size_winners`` and ``size_growth`` when
-    the runs cover several board sizes, :mod:`harness.report.sizes`), and ``<figure>.png`` for every figure drawn.
+    the runs cover several board sizes, :mod:`harness.report.sizes`), and ``<figure>.png``
+    for every figure drawn.
     ``shift_s`` is the shift of the shifted geometric mean.  Raises
     :class:`harness.errors.InputError` if ``results_dir`` holds no results store.
     """
@@ -415,10 +416,9 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     with ResultsStore(results_dir, create=False) as store:
         meta = store.meta()
     tables = metrics.all_tables(df, shift_s)
-    winners = sizes.size_winners(df, shift_s)
-    if len(winners) > 1:  # a campaign over several board sizes
-        tables["size_winners"] = winners
-        tables["size_growth"] = sizes.size_growth(df, shift_s)
+    by_size = sizes.size_tables(df, shift_s)
+    if len(by_size["size_winners"]) > 1:  # a campaign over several board sizes
+        tables.update(by_size)
     headline = metrics.headline(df, shift_s)
     pairs = tables["pairs"]
     best_pair = str(pairs["pair"].iloc[0]) if not pairs.empty else None

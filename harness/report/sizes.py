@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from harness.report.metrics import pair_table
+from harness.report.metrics import _ratio, pair_table
 
 WINNER_COLUMNS = ["size", "cells", "instances", "best_pair", "solved", "sgm_s", "runner_up",
                   "runner_up_solved", "ratio"]
@@ -42,11 +42,14 @@ def _at(df: pd.DataFrame, size: tuple[int, int]) -> pd.DataFrame:
     return df[(df["rows"] == size[0]) & (df["cols"] == size[1])]
 
 
-def size_winners(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
-    """One row per size (fewest cells first): :data:`WINNER_COLUMNS`."""
+def _per_size(df: pd.DataFrame, shift_s: float) -> dict[tuple[int, int], pd.DataFrame]:
+    """The pair table of each size's runs, fewest cells first (computed once for both tables)."""
+    return {size: pair_table(_at(df, size), shift_s) for size in _sizes(df)}
+
+
+def _winners(per_size: dict[tuple[int, int], pd.DataFrame]) -> pd.DataFrame:
     rows = []
-    for size in _sizes(df):
-        table = pair_table(_at(df, size), shift_s)
+    for size, table in per_size.items():
         win = table.iloc[0]
         second = table.iloc[1] if len(table) > 1 else None
         rows.append({
@@ -54,35 +57,46 @@ def size_winners(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
             "best_pair": win["pair"], "solved": int(win["solved"]), "sgm_s": float(win["sgm_s"]),
             "runner_up": None if second is None else second["pair"],
             "runner_up_solved": None if second is None else int(second["solved"]),
-            "ratio": NAN if second is None or not float(win["sgm_s"]) else
-            float(second["sgm_s"]) / float(win["sgm_s"]),
+            "ratio": NAN if second is None else _ratio(float(second["sgm_s"]), float(win["sgm_s"])),
         })
     out = pd.DataFrame(rows, columns=WINNER_COLUMNS)
     out["runner_up_solved"] = out["runner_up_solved"].astype("Int64")
     return out
 
 
-def size_growth(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
-    """One row per backend (its best pair over the whole campaign, best backend first)."""
-    sizes = _sizes(df)
-    overall = pair_table(df, shift_s)
-    best = overall.drop_duplicates("backend", keep="first")  # pair_table is ordered best first
-    per_size = {size: pair_table(_at(df, size), shift_s).set_index("pair") for size in sizes}
+def _growth(df: pd.DataFrame, per_size: dict[tuple[int, int], pd.DataFrame], shift_s: float) -> pd.DataFrame:
+    sizes = list(per_size)
+    best = pair_table(df, shift_s).drop_duplicates("backend", keep="first")  # ordered best first
+    indexed = {size: t.set_index("pair") for size, t in per_size.items()}
     rows = []
     for _, p in best.iterrows():
         row: dict = {"backend": p["backend"], "pair": p["pair"]}
-        for size in sizes:
-            t = per_size[size]
+        for size, t in indexed.items():
             has = p["pair"] in t.index
             row[f"sgm_s@{_label(size)}"] = float(t.at[p["pair"], "sgm_s"]) if has else NAN
             row[f"solved@{_label(size)}"] = (f"{int(t.at[p['pair'], 'solved'])}/{int(t.at[p['pair'], 'instances'])}"
                                              if has else None)
         if sizes:
-            first, last = row[f"sgm_s@{_label(sizes[0])}"], row[f"sgm_s@{_label(sizes[-1])}"]
-            row["growth"] = last / first if first else NAN
+            row["growth"] = _ratio(row[f"sgm_s@{_label(sizes[-1])}"], row[f"sgm_s@{_label(sizes[0])}"])
         rows.append(row)
     columns = ["backend", "pair"] + [c for s in sizes for c in (f"sgm_s@{_label(s)}", f"solved@{_label(s)}")]
     return pd.DataFrame(rows, columns=columns + (["growth"] if sizes else []))
 
 
-__all__ = ["size_winners", "size_growth", "WINNER_COLUMNS"]
+def size_tables(df: pd.DataFrame, shift_s: float = 1.0) -> dict[str, pd.DataFrame]:
+    """Both tables, ``{"size_winners": ..., "size_growth": ...}``, from one pass over the sizes."""
+    per_size = _per_size(df, shift_s)
+    return {"size_winners": _winners(per_size), "size_growth": _growth(df, per_size, shift_s)}
+
+
+def size_winners(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
+    """One row per size (fewest cells first): :data:`WINNER_COLUMNS`."""
+    return _winners(_per_size(df, shift_s))
+
+
+def size_growth(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
+    """One row per backend (its best pair over the whole campaign, best backend first)."""
+    return _growth(df, _per_size(df, shift_s), shift_s)
+
+
+__all__ = ["size_tables", "size_winners", "size_growth", "WINNER_COLUMNS"]
