@@ -209,33 +209,61 @@ def minimal_hints(oracle: UniquenessOracle, rng: random.Random, batch: int = 16)
     remaining hints and differs from the planted board inside the batch; otherwise it is
     split in halves, down to single cells.  A hint kept was needed when it was tested,
     with a superset of the final hints -- so it is still needed at the end, and no hint
-    of the result can be dropped."""
+    of the result can be dropped.
+
+    Every board the oracle finds is remembered (as the cells where it disagrees with the
+    planted board): a later question is answered by a remembered board that agrees with
+    the remaining hints and disagrees inside the batch, without a solver.  A board that
+    disagrees with exactly one hint of the batch proves that hint needed, and the rest of
+    the batch is tried without it.  Which board answers a question never changes the
+    answer, so the result is the same as testing the hints one by one in order: hint i
+    is dropped iff the planted board stays unique with the hints kept before it and all
+    the hints after it."""
     hints = oracle.candidates()
     order = rng.sample(hints, len(hints))
     kept: set[Cell] = set(hints)
-    size = batch
+    needed: set[Cell] = set()
+    known: list[frozenset[Cell]] = []  # disagreement sets of boards found so far
 
-    def attempt(chunk: list[Cell]) -> bool:
-        rest = [c for c in hints if c in kept and c not in chunk]
+    def witness(chunk: list[Cell]) -> frozenset[Cell] | None:
+        """Where a board that agrees with the other hints disagrees; None: ``chunk`` can go."""
+        rest = kept.difference(chunk)
+        for seen in known:
+            if seen.isdisjoint(rest) and not seen.isdisjoint(chunk):
+                oracle.stats.boards_reused += 1
+                return seen
         try:
-            return oracle.differs(rest, chunk) is None
+            board = oracle.differs([c for c in hints if c in rest], chunk)
         except Undecided:
             if len(chunk) == 1:
                 raise GenerationError(f"the oracle could not decide whether the hint at {chunk[0]} is needed")
-            return False
+            return frozenset()  # unknown: split the batch
+        if board is None:
+            return None
+        found = oracle.disagreements(board)
+        known.append(found)
+        return found
 
     def drop(chunk: list[Cell]) -> bool:
         """Drop what can be dropped of ``chunk``; True when all of it went in one query."""
-        if attempt(chunk):
+        chunk = [c for c in chunk if c not in needed]
+        if not chunk:
+            return False
+        seen = witness(chunk)
+        if seen is None:
             kept.difference_update(chunk)
             return True
-        if len(chunk) > 1:
+        inside = seen.intersection(chunk)
+        if len(inside) == 1:  # that hint is needed now, so also with fewer hints later
+            needed.update(inside)
+            drop(chunk)
+        elif len(chunk) > 1:
             half = len(chunk) // 2
             drop(chunk[:half])
             drop(chunk[half:])
         return False
 
-    i = 0
+    i, size = 0, batch
     while i < len(order):
         chunk = order[i:i + size]
         i += len(chunk)
@@ -329,9 +357,9 @@ def _undecided(result: SolveResult, pair: str, limit: float) -> str:
 
 
 # ---------------------------------------------------------------- one puzzle
-def generate(settings: Settings, seed: int, certifier: Certifier) -> Generated:
-    """One certified puzzle of ``settings`` from ``seed``."""
-    t0 = time.perf_counter()
+def planted_puzzle(settings: Settings, seed: int) -> tuple[Board, Instance, random.Random]:
+    """Step 1 for ``seed``: the planted board, the hint-free puzzle, and the generator's
+    random stream as the hint step continues it."""
     rng = random.Random(seed)
     fleet = settings.fleet_for()
     planted = random_board(settings.rows, settings.cols, fleet, rng, touching=settings.touching)
@@ -340,6 +368,13 @@ def generate(settings: Settings, seed: int, certifier: Certifier) -> Generated:
                               "board (try a smaller fleet or --density)")
     base = instance_from_board(planted, fleet, name=settings.name(seed), touching=settings.touching,
                                unknown_clue_fraction=settings.unknown_clues, rng=rng)
+    return planted, base, rng
+
+
+def generate(settings: Settings, seed: int, certifier: Certifier) -> Generated:
+    """One certified puzzle of ``settings`` from ``seed``."""
+    t0 = time.perf_counter()
+    planted, base, rng = planted_puzzle(settings, seed)
     t_plant = time.perf_counter()
     oracle_stats: dict[str, Any] = {}
     if isinstance(settings.hints, int):
@@ -434,12 +469,12 @@ def _meta(settings: Settings, seed: int, planted: Board, puzzle: Instance, cert:
     meta["certificate"] = cert
     meta["generation"] = {
         "oracle": (f"{ORACLE_PAIR} ({ORACLE_SOLVER}, incremental, conflict budget), "
-                   f"{FALLBACK_PAIR} ({FALLBACK_WORKERS} workers above {LARGE_CELLS} cells) for questions "
-                   "the budget leaves open") if oracle else "none",
+                   f"{FALLBACK_PAIR} ({FALLBACK_WORKERS} worker) for questions the budget leaves open; "
+                   f"local searches above {LARGE_CELLS} cells") if oracle else "none",
         **oracle, **{k: round(v, 4) for k, v in seconds.items()},
     }
     return meta
 
 
 __all__ = ["Settings", "Generated", "GenerationError", "generate", "unique_hints", "break_puzzle",
-           "minimal_hints", "UNSAT_CAUSES", "HINT_MODES", "reveal"]
+           "minimal_hints", "planted_puzzle", "UNSAT_CAUSES", "HINT_MODES", "reveal"]

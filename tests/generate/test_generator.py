@@ -54,10 +54,13 @@ def test_unique_mode_gives_the_planted_board_only(certifier, seed):
     assert_unique_planted(made)
 
 
-def _planted(seed):
+def _planted(seed, size=7, fleet=FLEET):
     rng = random.Random(seed)
-    planted = random_board(7, 7, FLEET, rng)
-    return planted, instance_from_board(planted, FLEET, rng=rng)
+    planted = random_board(size, size, fleet, rng)
+    return planted, instance_from_board(planted, fleet, rng=rng)
+
+
+BIG_FLEET = {1: 3, 2: 2, 3: 2, 4: 1}  # 10x10: enough questions for the large-board paths
 
 
 def _with_hints(base, planted, cells):
@@ -88,7 +91,7 @@ def test_minimal_when_sat_never_decides_uses_cpsat_and_stays_minimal(monkeypatch
 
 
 def test_large_boards_skip_a_failing_sat_solver_without_changing_the_answer(monkeypatch):
-    planted, base = _planted(5)
+    planted, base = _planted(5, 10, BIG_FLEET)
     reference = UniquenessOracle(base, planted)
     try:
         want = minimal_hints(reference, random.Random(0))
@@ -107,6 +110,66 @@ def test_large_boards_skip_a_failing_sat_solver_without_changing_the_answer(monk
     assert st.sat_undecided >= SKIP_AFTER
     assert st.sat_skipped <= (RETRY_EVERY - 1) * (st.sat_calls - SKIP_AFTER + 1)
     assert sorted(cells) == sorted(want)  # complete answers either way: the same puzzle
+
+
+def _greedy_one_by_one(base, planted, oracle, order):
+    """The specification of minimal_hints, by brute force: hint i goes iff the planted
+    board stays unique with the hints kept before it and all the hints after it."""
+    kept = list(order)
+    for cell in order:
+        trial = [c for c in kept if c != cell]
+        if count_boards(base.replace(hints={c: oracle.hint(c) for c in trial}), limit=2) == 1:
+            kept = trial
+    return sorted(kept)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_minimal_equals_dropping_hints_one_by_one_and_reuses_boards(seed):
+    planted, base = _planted(seed, 8, BIG_FLEET)
+    oracle = UniquenessOracle(base, planted)
+    try:
+        order = random.Random(seed).sample(oracle.candidates(), len(oracle.candidates()))
+        cells = minimal_hints(oracle, random.Random(seed))
+    finally:
+        oracle.close()
+    assert sorted(cells) == _greedy_one_by_one(base, planted, oracle, order)
+    assert oracle.stats.boards_reused > 0  # some questions were answered by a board found earlier
+
+
+def test_local_search_finds_valid_boards_and_never_changes_the_answer(monkeypatch):
+    from harness.puzzle.verify import verify
+
+    planted, base = _planted(2, 10, BIG_FLEET)
+    reference = UniquenessOracle(base, planted)
+    try:
+        want = minimal_hints(reference, random.Random(0))
+    finally:
+        reference.close()
+    assert reference.stats.local_calls == 0  # small boards: no local search
+    oracle = UniquenessOracle(base, planted)
+    oracle.large = True
+    real, found = oracle._local, []
+
+    def checked(assumptions, flip):
+        board = real(assumptions, flip)
+        if board is not None:
+            found.append((board, flip))
+        return board
+
+    monkeypatch.setattr(oracle, "_local", checked)
+    try:
+        cells = minimal_hints(oracle, random.Random(0))
+        # a local board is a solution of the hint-free puzzle that differs from the
+        # planted board in a cell of the question, and only near that cell
+        for board, flip in found:
+            assert verify(base, board).ok
+            diff = oracle.disagreements(board)
+            assert diff & set(flip)
+            assert any(diff <= free for cell in flip for free in oracle.neighbourhoods(cell))
+    finally:
+        oracle.close()
+    assert found and oracle.stats.local_found == len(found)
+    assert sorted(cells) == sorted(want)
 
 
 def test_unique_mode_survives_undecided_rounds(monkeypatch):

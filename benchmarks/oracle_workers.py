@@ -1,0 +1,157 @@
+"""CP-SAT workers for the generator's oracle: the same recorded questions, replayed per worker count.
+
+    python benchmarks/oracle_workers.py --size 30x20 --seed 0 --questions 50 --min-s 4 \\
+        --workers 1 --workers 8 --out reports/oracle-workers
+
+1. **Record.** Run the minimal-hint search of ``battlebench generate --seed S`` (same
+   planted board, same order) until the oracle has asked CP-SAT ``--questions``
+   questions; keep each question (the hints, the cells that must differ) and its answer.
+2. **Replay** the questions that took at least ``--min-s`` seconds when recorded, once per
+   worker count, alternating question by question so that the machine's noise hits every
+   setting alike.  A replay must give the recorded answer or run past ``--limit`` (counted
+   as the limit and reported).
+
+Writes ``questions.csv`` and ``summary.md`` (seconds per worker count and the ratio to the
+first one).  ``--budget`` lowers CaDiCaL's conflict budget so that small boards ask CP-SAT
+too (used by the tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import platform
+import sys
+import time
+from pathlib import Path
+
+from harness.generate import oracle as oracle_mod
+from harness.generate.generator import Settings, minimal_hints, planted_puzzle
+
+
+class _Enough(Exception):
+    """The recording has its questions."""
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        r, c = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size {text!r}: expected RxC, e.g. 30x20") from None
+    return r, c
+
+
+def record(rows: int, cols: int, seed: int, questions: int, budget: int, workers: int) -> list[dict]:
+    """The first ``questions`` CP-SAT questions of a minimal-hint search, with answers and times."""
+    planted, base, rng = planted_puzzle(Settings(rows, cols, hints="minimal"), seed)
+    oracle = oracle_mod.UniquenessOracle(base, planted, budget=budget)
+    oracle.workers = workers
+    asked: list[dict] = []
+    real = oracle._fallback
+
+    def fallback(cells, flip):
+        t0 = time.perf_counter()
+        board = real(cells, flip)
+        asked.append({"hints": list(cells), "flip": list(flip), "answer": "board" if board is not None else "none",
+                      "recorded_s": time.perf_counter() - t0})
+        if len(asked) >= questions:
+            raise _Enough()
+        return board
+
+    oracle._fallback = fallback  # type: ignore[method-assign]
+    try:
+        minimal_hints(oracle, rng)
+    except _Enough:
+        pass
+    finally:
+        oracle.close()
+    return asked
+
+
+def replay(rows: int, cols: int, seed: int, asked: list[dict], workers: list[int], limit: float) -> list[dict]:
+    """Each question answered again with each worker count (alternating); seconds and agreement."""
+    planted, base, _ = planted_puzzle(Settings(rows, cols, hints="minimal"), seed)
+    oracle = oracle_mod.UniquenessOracle(base, planted, fallback_limit_s=limit)
+    out = []
+    try:
+        for i, q in enumerate(asked):
+            row = {"question": i, "hints": len(q["hints"]), "flip": len(q["flip"]), "answer": q["answer"],
+                   "recorded_s": round(q["recorded_s"], 3)}
+            for w in workers:
+                oracle.workers = w
+                t0 = time.perf_counter()
+                try:
+                    got = "board" if oracle._fallback(q["hints"], q["flip"]) is not None else "none"
+                except oracle_mod.Undecided:
+                    got = "over-limit"
+                row[f"w{w}_s"] = round(time.perf_counter() - t0, 3) if got != "over-limit" else limit
+                if got not in (q["answer"], "over-limit"):
+                    raise SystemExit(f"question {i}: {w} worker(s) answered {got}, recorded {q['answer']}")
+                row[f"w{w}_outcome"] = "ok" if got != "over-limit" else "over-limit"
+            out.append(row)
+            print(row, flush=True)
+    finally:
+        oracle.close()
+    return out
+
+
+def summarize(rows: list[dict], workers: list[int], args: argparse.Namespace, recorded: int) -> str:
+    totals = {w: sum(r[f"w{w}_s"] for r in rows) for w in workers}
+    first = totals[workers[0]]
+    lines = [
+        "# CP-SAT workers for the generator's oracle",
+        "",
+        f"Command: `python benchmarks/oracle_workers.py --size {args.size[0]}x{args.size[1]} --seed {args.seed} "
+        f"--questions {args.questions} --min-s {args.min_s:g} "
+        + " ".join(f"--workers {w}" for w in workers) + f" --limit {args.limit:g} --out {args.out}`",
+        "",
+        f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}.  "
+        f"{recorded} CP-SAT questions recorded; the {len(rows)} that took at least {args.min_s:g} s were "
+        "replayed with each worker count, alternating question by question.",
+        "",
+        "| workers | total_s | ratio_to_first | board_s | none_s | over_limit |",
+        "|---|---|---|---|---|---|",
+    ]
+    for w in workers:
+        board = sum(r[f"w{w}_s"] for r in rows if r["answer"] == "board")
+        none = sum(r[f"w{w}_s"] for r in rows if r["answer"] == "none")
+        over = sum(1 for r in rows if r[f"w{w}_outcome"] == "over-limit")
+        ratio = totals[w] / first if first else float("nan")
+        lines.append(f"| {w} | {totals[w]:.2f} | {ratio:.2f} | {board:.2f} | {none:.2f} | {over} |")
+    lines += ["", "`board_s` / `none_s`: questions answered by a board / proved to have none.  A question over "
+              "the limit counts as the limit.  Per question: [questions.csv](questions.csv)."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", type=_size, required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--questions", type=int, default=50)
+    ap.add_argument("--min-s", type=float, default=0.0, help="replay questions that took at least this long")
+    ap.add_argument("--workers", type=int, action="append", required=True)
+    ap.add_argument("--record-workers", type=int, default=1)
+    ap.add_argument("--budget", type=int, default=oracle_mod.CONFLICT_BUDGET)
+    ap.add_argument("--limit", type=float, default=120.0, help="seconds per replayed question")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    rows_, cols_ = args.size
+    asked = record(rows_, cols_, args.seed, args.questions, args.budget, args.record_workers)
+    hard = [q for q in asked if q["recorded_s"] >= args.min_s]
+    rows = replay(rows_, cols_, args.seed, hard, args.workers, args.limit)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    fields = ["question", "hints", "flip", "answer", "recorded_s"] + [
+        k for w in args.workers for k in (f"w{w}_s", f"w{w}_outcome")]
+    with open(out / "questions.csv", "w", newline="") as fh:
+        wr = csv.DictWriter(fh, fields)
+        wr.writeheader()
+        wr.writerows(rows)
+    text = summarize(rows, args.workers, args, len(asked))
+    (out / "summary.md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
