@@ -1,6 +1,6 @@
 """CP-SAT workers for the generator's oracle: the same recorded questions, replayed per worker count.
 
-    python benchmarks/oracle_workers.py --size 30x20 --seed 0 --questions 50 --min-s 4 \\
+    python benchmarks/oracle_workers.py --rows 30 --cols 20 --seed 0 --questions 50 --min-s 4 \\
         --workers 1 --workers 8 --out reports/oracle-workers
 
 1. **Record.** Run the minimal-hint search of ``battlebench generate --seed S`` (same
@@ -31,14 +31,6 @@ from harness.generate.generator import Settings, minimal_hints, planted_puzzle
 
 class _Enough(Exception):
     """The recording has its questions."""
-
-
-def _size(text: str) -> tuple[int, int]:
-    try:
-        r, c = (int(x) for x in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"size {text!r}: expected RxC, e.g. 30x20") from None
-    return r, c
 
 
 def record(rows: int, cols: int, seed: int, questions: int, budget: int, workers: int) -> list[dict]:
@@ -101,7 +93,7 @@ def summarize(rows: list[dict], workers: list[int], args: argparse.Namespace, re
     lines = [
         "# CP-SAT workers for the generator's oracle",
         "",
-        f"Command: `python benchmarks/oracle_workers.py --size {args.size[0]}x{args.size[1]} --seed {args.seed} "
+        f"Command: `python benchmarks/oracle_workers.py --rows {args.rows} --cols {args.cols} --seed {args.seed} "
         f"--questions {args.questions} --min-s {args.min_s:g} "
         + " ".join(f"--workers {w}" for w in workers) + f" --limit {args.limit:g} --out {args.out}`",
         "",
@@ -125,7 +117,8 @@ def summarize(rows: list[dict], workers: list[int], args: argparse.Namespace, re
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--size", type=_size, required=True)
+    ap.add_argument("--rows", type=int, required=True)
+    ap.add_argument("--cols", type=int, required=True)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--questions", type=int, default=50)
     ap.add_argument("--min-s", type=float, default=0.0, help="replay questions that took at least this long")
@@ -135,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=float, default=120.0, help="seconds per replayed question")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    rows_, cols_ = args.size
+    rows_, cols_ = args.rows, args.cols
     asked = record(rows_, cols_, args.seed, args.questions, args.budget, args.record_workers)
     hard = [q for q in asked if q["recorded_s"] >= args.min_s]
     rows = replay(rows_, cols_, args.seed, hard, args.workers, args.limit)

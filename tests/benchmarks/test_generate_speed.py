@@ -3,21 +3,10 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
-def _module():
-    spec = importlib.util.spec_from_file_location("generate_speed", ROOT / "benchmarks" / "generate_speed.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_measures_each_seed_and_judges_the_target(tmp_path):
-    gs = _module()
+def test_measures_each_seed_and_judges_the_target(tmp_path, load_benchmark):
+    gs = load_benchmark("generate_speed")
     out = tmp_path / "report"
     code = gs.main(["--size", "6x6", "--seeds", "2", "--limit", "120", "--target", "6x6=1e-6", "--out", str(out)])
     assert code == 1  # nobody generates a puzzle in a microsecond
@@ -29,8 +18,8 @@ def test_measures_each_seed_and_judges_the_target(tmp_path):
     assert "| 6x6 | 2 | 2 |" in summary and "**no**" in summary
 
 
-def test_a_puzzle_over_the_limit_counts_as_the_limit(tmp_path):
-    gs = _module()
+def test_a_puzzle_over_the_limit_counts_as_the_limit(tmp_path, load_benchmark):
+    gs = load_benchmark("generate_speed")
     row = gs.one(30, 20, 0, "minimal", 0.5, tmp_path)
     assert row["outcome"] == "over-limit" and row["wall_s"] == 0.5
     text, ok = gs.summarize([row], 0.5, {"30x20": 10.0}, "minimal")

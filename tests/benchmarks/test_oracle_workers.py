@@ -3,24 +3,13 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
-def _module():
-    spec = importlib.util.spec_from_file_location("oracle_workers", ROOT / "benchmarks" / "oracle_workers.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_records_questions_and_replays_them_with_the_same_answers(tmp_path):
-    ow = _module()
+def test_records_questions_and_replays_them_with_the_same_answers(tmp_path, load_benchmark):
+    ow = load_benchmark("oracle_workers")
     out = tmp_path / "report"
     # budget 1: CaDiCaL settles nothing, so every question of an 8x8 search goes to CP-SAT
-    assert ow.main(["--size", "8x8", "--seed", "1", "--questions", "6", "--budget", "1", "--workers", "1",
+    assert ow.main(["--rows", "8", "--cols", "8", "--seed", "1", "--questions", "6", "--budget", "1", "--workers", "1",
                     "--workers", "2", "--limit", "60", "--out", str(out)]) == 0
     with open(out / "questions.csv") as fh:
         rows = list(csv.DictReader(fh))
@@ -31,8 +20,8 @@ def test_records_questions_and_replays_them_with_the_same_answers(tmp_path):
     assert "| 1 | " in summary and "| 2 | " in summary and "ratio_to_first" in summary
 
 
-def test_record_stops_at_the_asked_number_of_questions():
-    ow = _module()
+def test_record_stops_at_the_asked_number_of_questions(load_benchmark):
+    ow = load_benchmark("oracle_workers")
     asked = ow.record(8, 8, 1, 3, 1, 1)
     assert len(asked) == 3
     assert all(q["flip"] and q["answer"] in ("board", "none") for q in asked)
