@@ -31,8 +31,8 @@ from harness.puzzle.formats import read_instance
 
 DEFAULT_TARGETS = {"30x20": 10.0, "50x50": 60.0}
 FIELDS = ("size", "seed", "outcome", "wall_s", "total_s", "plant_s", "hints_s", "certify_s", "hints",
-          "cells", "sat_calls", "sat_undecided", "fallback_calls", "fallback_s", "local_found", "boards_reused",
-          "certify_pair", "error")
+          "cells", "sat_calls", "sat_undecided", "fallback_calls", "fallback_s", "boards_reused", "certify_pair",
+          "error")
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -67,8 +67,7 @@ def one(rows: int, cols: int, seed: int, hints: str, limit: float, workdir: Path
     gen, cert = inst.meta.get("generation", {}), inst.meta.get("certificate", {})
     row.update(outcome="ok", hints=len(inst.hints), certify_pair=cert.get("pair"),
                **{k: gen.get(k) for k in ("total_s", "plant_s", "hints_s", "certify_s", "sat_calls",
-                                           "sat_undecided", "fallback_calls", "fallback_s", "local_found",
-                                           "boards_reused")})
+                                           "sat_undecided", "fallback_calls", "fallback_s", "boards_reused")})
     return row
 
 

@@ -469,8 +469,7 @@ def _meta(settings: Settings, seed: int, planted: Board, puzzle: Instance, cert:
     meta["certificate"] = cert
     meta["generation"] = {
         "oracle": (f"{ORACLE_PAIR} ({ORACLE_SOLVER}, incremental, conflict budget), "
-                   f"{FALLBACK_PAIR} ({FALLBACK_WORKERS} worker) for questions the budget leaves open; "
-                   f"local searches above {LARGE_CELLS} cells") if oracle else "none",
+                   f"{FALLBACK_PAIR} ({FALLBACK_WORKERS} worker) for questions the budget leaves open") if oracle else "none",
         **oracle, **{k: round(v, 4) for k, v in seconds.items()},
     }
     return meta

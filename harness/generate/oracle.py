@@ -21,15 +21,9 @@ the 13 hardest of the first 40 questions of a 30x20 search, its 8-worker portfol
 2.2x as long in all (3.1x on the proofs that no board differs) on this 2-core machine
 (``benchmarks/oracle_workers.py``, reports/oracle-workers).
 
-On boards of more than ``LARGE_CELLS`` cells a ``differs`` first looks for a *local*
-answer: CaDiCaL, under a small budget, with every cell outside a band of rows, a band of
-columns or both (:data:`LOCAL_BANDS`, around up to ``LOCAL_CELLS`` cells of F) fixed to
-the planted board -- another board is often a rearrangement near the cell in question,
-found in milliseconds where a global search takes seconds.  A local search only ever
-*finds* boards; a failure proves nothing and the global question follows.  Once the
-puzzle is sparse -- CaDiCaL's budget running out ``SKIP_AFTER`` times in a row, each
-costing ~0.4 s there -- the oracle asks CP-SAT directly, retrying CaDiCaL on every
-``RETRY_EVERY``-th question.  Which way a question is answered never changes the answer
+On boards of more than ``LARGE_CELLS`` cells, once the puzzle is sparse -- CaDiCaL's
+budget running out ``SKIP_AFTER`` times in a row, each costing ~0.4 s there -- the oracle
+asks CP-SAT directly, retrying CaDiCaL on every ``RETRY_EVERY``-th question.  Which way a question is answered never changes the answer
 (CaDiCaL and CP-SAT are complete), so the generated puzzle depends only on the seed.
 
 The oracle only guides the search: every generated puzzle is certified afterwards by a
@@ -53,12 +47,9 @@ FALLBACK_PAIR = "cpsat/placement"
 CONFLICT_BUDGET = 500  # per incremental call before a query is called undecided
 FALLBACK_LIMIT_S = 120.0  # CP-SAT time limit for one single-cell question
 FALLBACK_WORKERS = 1  # CP-SAT workers (the 8-worker portfolio: 2.2x slower on hard 30x20 questions)
-LARGE_CELLS = 400  # boards with more cells are "large": local searches and CaDiCaL skipping
+LARGE_CELLS = 400  # boards with more cells are "large": CaDiCaL skipping
 SKIP_AFTER = 4  # large boards: budgeted CaDiCaL calls undecided in a row before CP-SAT is asked directly
 RETRY_EVERY = 8  # while skipping, still try CaDiCaL on every RETRY_EVERY-th question
-LOCAL_BUDGET = 300  # conflicts per local search (large boards)
-LOCAL_BANDS = ((2, "rows"), (2, "cols"), (3, "rows+cols"))  # (half-width, which lines are free) around a cell
-LOCAL_CELLS = 8  # cells of a batch whose neighbourhoods are searched
 
 
 class Undecided(Exception):
@@ -75,15 +66,12 @@ class OracleStats:
     fallback_s: float = 0.0
     fallback_undecided: int = 0
     sat_skipped: int = 0
-    local_calls: int = 0
-    local_found: int = 0
     boards_reused: int = 0  # questions answered by a board found earlier (see generator.minimal_hints)
 
     def to_meta(self) -> dict[str, int | float]:
         return {"sat_calls": self.sat_calls, "sat_undecided": self.sat_undecided,
                 "fallback_calls": self.fallback_calls, "fallback_s": round(self.fallback_s, 4),
                 "fallback_undecided": self.fallback_undecided, "sat_skipped": self.sat_skipped,
-                "local_calls": self.local_calls, "local_found": self.local_found,
                 "boards_reused": self.boards_reused}
 
 
@@ -189,33 +177,6 @@ class UniquenessOracle:
             return frozenset((r, c) for r, row in enumerate(board.rows) for c, ch in enumerate(row) if ch != p[r][c])
         return frozenset(board.cells ^ self.planted.cells)
 
-    def neighbourhoods(self, cell: Cell) -> list[frozenset[Cell]]:
-        """The free regions a local search around ``cell`` tries, smallest first (:data:`LOCAL_BANDS`)."""
-        R, C = self.base.rows, self.base.cols
-        out = []
-        for d, lines in LOCAL_BANDS:
-            free: set[Cell] = set()
-            if "rows" in lines:
-                free.update((r, k) for r in range(max(0, cell[0] - d), min(R, cell[0] + d + 1)) for k in range(C))
-            if "cols" in lines:
-                free.update((r, k) for k in range(max(0, cell[1] - d), min(C, cell[1] + d + 1)) for r in range(R))
-            out.append(frozenset(free))
-        return out
-
-    def _local(self, assumptions: list[int], flip: list[Cell]) -> Board | None:
-        """A board found by budgeted searches that keep the planted board outside a neighbourhood."""
-        s = self.backend.sat_s
-        fixed = {c: (v if c in self.planted.cells else -v) for c, v in s.items()}
-        for cell in flip[:LOCAL_CELLS]:
-            for free in self.neighbourhoods(cell):
-                self.stats.local_calls += 1
-                self.solver.conf_budget(LOCAL_BUDGET)
-                keep = [lit for c, lit in fixed.items() if c not in free]
-                if self.solver.solve_limited(assumptions=assumptions + keep):
-                    self.stats.local_found += 1
-                    return self._board()
-        return None
-
     def _hint_lits(self, cells: list[Cell]) -> list[int]:
         return [lit for lit in map(self.literal, cells) if lit is not None]
 
@@ -240,10 +201,6 @@ class UniquenessOracle:
         self.solver.add_clause([-sel] + [-lit for lit in lits])
         assumptions = self._hint_lits(cells) + [sel]
         try:
-            if self.large and self.fallback:
-                board = self._local(assumptions, flip)
-                if board is not None:
-                    return board
             if self._solve(assumptions, skippable=True):
                 return self._board()
             return None
@@ -308,4 +265,4 @@ class UniquenessOracle:
 
 
 __all__ = ["UniquenessOracle", "OracleStats", "Undecided", "ORACLE_PAIR", "ORACLE_SOLVER", "FALLBACK_PAIR",
-           "CONFLICT_BUDGET", "FALLBACK_WORKERS", "LOCAL_BANDS"]
+           "CONFLICT_BUDGET", "FALLBACK_WORKERS"]

@@ -136,42 +136,6 @@ def test_minimal_equals_dropping_hints_one_by_one_and_reuses_boards(seed):
     assert oracle.stats.boards_reused > 0  # some questions were answered by a board found earlier
 
 
-def test_local_search_finds_valid_boards_and_never_changes_the_answer(monkeypatch):
-    from harness.puzzle.verify import verify
-
-    planted, base = _planted(2, 10, BIG_FLEET)
-    reference = UniquenessOracle(base, planted)
-    try:
-        want = minimal_hints(reference, random.Random(0))
-    finally:
-        reference.close()
-    assert reference.stats.local_calls == 0  # small boards: no local search
-    oracle = UniquenessOracle(base, planted)
-    oracle.large = True
-    real, found = oracle._local, []
-
-    def checked(assumptions, flip):
-        board = real(assumptions, flip)
-        if board is not None:
-            found.append((board, flip))
-        return board
-
-    monkeypatch.setattr(oracle, "_local", checked)
-    try:
-        cells = minimal_hints(oracle, random.Random(0))
-        # a local board is a solution of the hint-free puzzle that differs from the
-        # planted board in a cell of the question, and only near that cell
-        for board, flip in found:
-            assert verify(base, board).ok
-            diff = oracle.disagreements(board)
-            assert diff & set(flip)
-            assert any(diff <= free for cell in flip for free in oracle.neighbourhoods(cell))
-    finally:
-        oracle.close()
-    assert found and oracle.stats.local_found == len(found)
-    assert sorted(cells) == sorted(want)
-
-
 def test_unique_mode_survives_undecided_rounds(monkeypatch):
     planted, base = _planted(3)
     oracle = UniquenessOracle(base, planted, fallback=False)
