@@ -37,7 +37,7 @@ from typing import Any, Callable
 from harness import __version__
 from harness.core.status import Status
 from harness.errors import HarnessError, UsageError
-from harness.generate.oracle import (FALLBACK_PAIR, FALLBACK_WORKERS, LARGE_CELLS, ORACLE_PAIR, ORACLE_SOLVER,
+from harness.generate.oracle import (FALLBACK_PAIR, FALLBACK_WORKERS, ORACLE_PAIR, ORACLE_SOLVER,
                                      Undecided, UniquenessOracle)
 from harness.puzzle.board import Board
 from harness.puzzle.instance import Cell, Hint, Instance
@@ -469,7 +469,8 @@ def _meta(settings: Settings, seed: int, planted: Board, puzzle: Instance, cert:
     meta["certificate"] = cert
     meta["generation"] = {
         "oracle": (f"{ORACLE_PAIR} ({ORACLE_SOLVER}, incremental, conflict budget), "
-                   f"{FALLBACK_PAIR} ({FALLBACK_WORKERS} worker) for questions the budget leaves open") if oracle else "none",
+                   f"{FALLBACK_PAIR} ({FALLBACK_WORKERS} worker) for questions the budget leaves open")
+        if oracle else "none",
         **oracle, **{k: round(v, 4) for k, v in seconds.items()},
     }
     return meta

@@ -23,8 +23,9 @@ the 13 hardest of the first 40 questions of a 30x20 search, its 8-worker portfol
 
 On boards of more than ``LARGE_CELLS`` cells, once the puzzle is sparse -- CaDiCaL's
 budget running out ``SKIP_AFTER`` times in a row, each costing ~0.4 s there -- the oracle
-asks CP-SAT directly, retrying CaDiCaL on every ``RETRY_EVERY``-th question.  Which way a question is answered never changes the answer
-(CaDiCaL and CP-SAT are complete), so the generated puzzle depends only on the seed.
+asks CP-SAT directly, retrying CaDiCaL on every ``RETRY_EVERY``-th question.  Which way a
+question is answered never changes the answer (CaDiCaL and CP-SAT are complete), so the
+generated puzzle depends only on the seed.
 
 The oracle only guides the search: every generated puzzle is certified afterwards by a
 complete count-2 run of a harness pair in an isolated worker.
@@ -199,9 +200,8 @@ class UniquenessOracle:
         self._fresh += 1
         sel = self.backend.sat_pool.id(("flip", self._fresh))
         self.solver.add_clause([-sel] + [-lit for lit in lits])
-        assumptions = self._hint_lits(cells) + [sel]
         try:
-            if self._solve(assumptions, skippable=True):
+            if self._solve(self._hint_lits(cells) + [sel], skippable=True):
                 return self._board()
             return None
         except Undecided:

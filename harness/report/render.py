@@ -416,7 +416,7 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     with ResultsStore(results_dir, create=False) as store:
         meta = store.meta()
     tables = metrics.all_tables(df, shift_s)
-    by_size = sizes.size_tables(df, shift_s)
+    by_size = sizes.size_tables(df, shift_s, pairs=tables["pairs"])
     if len(by_size["size_winners"]) > 1:  # a campaign over several board sizes
         tables.update(by_size)
     headline = metrics.headline(df, shift_s)

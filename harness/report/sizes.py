@@ -64,9 +64,9 @@ def _winners(per_size: dict[tuple[int, int], pd.DataFrame]) -> pd.DataFrame:
     return out
 
 
-def _growth(df: pd.DataFrame, per_size: dict[tuple[int, int], pd.DataFrame], shift_s: float) -> pd.DataFrame:
+def _growth(pairs: pd.DataFrame, per_size: dict[tuple[int, int], pd.DataFrame]) -> pd.DataFrame:
     sizes = list(per_size)
-    best = pair_table(df, shift_s).drop_duplicates("backend", keep="first")  # ordered best first
+    best = pairs.drop_duplicates("backend", keep="first")  # the campaign's pair table is ordered best first
     indexed = {size: t.set_index("pair") for size, t in per_size.items()}
     rows = []
     for _, p in best.iterrows():
@@ -83,10 +83,15 @@ def _growth(df: pd.DataFrame, per_size: dict[tuple[int, int], pd.DataFrame], shi
     return pd.DataFrame(rows, columns=columns + (["growth"] if sizes else []))
 
 
-def size_tables(df: pd.DataFrame, shift_s: float = 1.0) -> dict[str, pd.DataFrame]:
-    """Both tables, ``{"size_winners": ..., "size_growth": ...}``, from one pass over the sizes."""
+def size_tables(df: pd.DataFrame, shift_s: float = 1.0, pairs: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Both tables, ``{"size_winners": ..., "size_growth": ...}``, from one pass over the sizes.
+
+    ``pairs`` is the campaign's :func:`~harness.report.metrics.pair_table` when the caller
+    has it already (the report does); otherwise it is computed."""
     per_size = _per_size(df, shift_s)
-    return {"size_winners": _winners(per_size), "size_growth": _growth(df, per_size, shift_s)}
+    if pairs is None:
+        pairs = pair_table(df, shift_s)
+    return {"size_winners": _winners(per_size), "size_growth": _growth(pairs, per_size)}
 
 
 def size_winners(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
@@ -96,7 +101,7 @@ def size_winners(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
 
 def size_growth(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
     """One row per backend (its best pair over the whole campaign, best backend first)."""
-    return _growth(df, _per_size(df, shift_s), shift_s)
+    return _growth(pair_table(df, shift_s), _per_size(df, shift_s))
 
 
 __all__ = ["size_tables", "size_winners", "size_growth", "WINNER_COLUMNS"]
