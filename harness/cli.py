@@ -336,6 +336,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
     from harness.generate.certify import Certifier, parse_pair
     from harness.generate.generator import UNSAT_CAUSES, GenerationError, Settings, generate
+    from harness.generate.journal import PARTIAL_DIR, Journal
     from harness.puzzle.formats import write_instance
 
     if args.number < 1:
@@ -357,19 +358,38 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     settings(0)  # every setting (the --unsat cause too) is checked by Settings before any work
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    partial = out / PARTIAL_DIR  # journals of minimal-hint searches not finished yet
     failed = 0
+
+    def resuming(journal: Journal) -> None:
+        print(f"resuming from {journal.path} ({journal.resumable} oracle answers recorded)", file=sys.stderr,
+              flush=True)
+
     with Certifier(args.certify, limit_s=args.certify_limit) as certifier:
         for i in range(args.number):
             seed = args.seed + i
             t0 = time.perf_counter()
+            interrupted = False
             try:
-                made = generate(settings(i), seed, certifier)
+                made = generate(settings(i), seed, certifier, journal_dir=partial, on_resume=resuming)
             except GenerationError as exc:  # report it, keep the others
                 _error(str(exc))
                 failed += 1
                 continue
+            except KeyboardInterrupt:
+                interrupted = True
+            if interrupted:  # out of the except block, so the solver objects can go now, not at exit
+                import gc
+
+                gc.collect()  # (a CP-SAT solver stopped mid-search and freed at interpreter exit aborts)
+                kept = partial / f"{settings(i).name(seed)}.jsonl"
+                _error("interrupted" + (f"; the oracle's answers so far are kept in {kept}: the same command "
+                                        "resumes from them" if kept.exists() else ""))
+                return 130
             path = out / f"{made.instance.name}.toml"
             write_instance(made.instance, path, "native")
+            if made.journal is not None:
+                made.journal.finish()
             meta = made.instance.meta
             print(f"wrote {path}  {len(made.instance.hints)} hints  {meta['expected_status']} "
                   f"(count {meta['expected_count']}, certified by {args.certify} in {made.certificate['wall_s']:.2f} s)"

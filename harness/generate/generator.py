@@ -29,14 +29,17 @@ expected result with its evidence.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from harness import __version__
 from harness.core.status import Status
 from harness.errors import HarnessError, UsageError
+from harness.generate.journal import Journal, question_id
 from harness.generate.oracle import (FALLBACK_PAIR, FALLBACK_WORKERS, ORACLE_PAIR, ORACLE_SOLVER,
                                      Undecided, UniquenessOracle)
 from harness.puzzle.board import Board
@@ -156,6 +159,7 @@ class Generated:
     seconds: dict[str, float] = field(default_factory=dict)
     oracle: dict[str, Any] = field(default_factory=dict)
     certificate: dict[str, Any] = field(default_factory=dict)
+    journal: Journal | None = None  # the minimal search's journal: ``finish()`` it once the file is written
 
 
 Certifier = Callable[[Instance], SolveResult]
@@ -201,7 +205,8 @@ def unique_hints(oracle: UniquenessOracle, rng: random.Random) -> list[Cell]:
         revealed.add(cell)
 
 
-def minimal_hints(oracle: UniquenessOracle, rng: random.Random, batch: int = 16) -> list[Cell]:
+def minimal_hints(oracle: UniquenessOracle, rng: random.Random, batch: int = 16,
+                  journal: Journal | None = None) -> list[Cell]:
     """An inclusion-minimal set of hints that makes the planted board unique (top-down).
 
     Start from every candidate cell revealed (unique by construction) and try to drop
@@ -218,7 +223,11 @@ def minimal_hints(oracle: UniquenessOracle, rng: random.Random, batch: int = 16)
     the batch is tried without it.  Which board answers a question never changes the
     answer, so the result is the same as testing the hints one by one in order: hint i
     is dropped iff the planted board stays unique with the hints kept before it and all
-    the hints after it."""
+    the hints after it.
+
+    With a ``journal``, every oracle answer is written down as it comes, and the answers
+    recorded by an earlier, stopped run of the same search are replayed first
+    (:mod:`harness.generate.journal`): the search resumes where it stopped."""
     hints = oracle.candidates()
     order = rng.sample(hints, len(hints))
     kept: set[Cell] = set(hints)
@@ -232,16 +241,28 @@ def minimal_hints(oracle: UniquenessOracle, rng: random.Random, batch: int = 16)
             if seen.isdisjoint(rest) and not seen.isdisjoint(chunk):
                 oracle.stats.boards_reused += 1
                 return seen
+        asked = [c for c in hints if c in rest]
+        qid = question_id(asked, chunk) if journal else ""
+        if journal:
+            replayed, answer = journal.lookup(qid)
+            if replayed:
+                if answer:
+                    known.append(answer)
+                return answer
+        t0 = time.perf_counter()
+        found: frozenset[Cell] | None
         try:
-            board = oracle.differs([c for c in hints if c in rest], chunk)
+            board = oracle.differs(asked, chunk)
         except Undecided:
             if len(chunk) == 1:
                 raise GenerationError(f"the oracle could not decide whether the hint at {chunk[0]} is needed")
-            return frozenset()  # unknown: split the batch
-        if board is None:
-            return None
-        found = oracle.disagreements(board)
-        known.append(found)
+            found = frozenset()  # unknown: split the batch
+        else:
+            found = None if board is None else oracle.disagreements(board)
+            if found:
+                known.append(found)
+        if journal:
+            journal.record(qid, found, time.perf_counter() - t0)
         return found
 
     def drop(chunk: list[Cell]) -> bool:
@@ -371,24 +392,42 @@ def planted_puzzle(settings: Settings, seed: int) -> tuple[Board, Instance, rand
     return planted, base, rng
 
 
-def generate(settings: Settings, seed: int, certifier: Certifier) -> Generated:
-    """One certified puzzle of ``settings`` from ``seed``."""
+def journal_for(settings: Settings, seed: int, planted: Board, directory: Path) -> Journal:
+    """The journal of the minimal-hint search of ``seed`` in ``directory`` (resumed if it is there)."""
+    key = json.dumps({"command": settings.command(seed), "planted": list(planted.rows), "version": __version__})
+    return Journal(directory / f"{settings.name(seed)}.jsonl", key)
+
+
+def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: Path | None = None,
+             on_resume: Callable[[Journal], None] | None = None) -> Generated:
+    """One certified puzzle of ``settings`` from ``seed``.
+
+    With ``journal_dir``, a minimal-hint search keeps a journal there
+    (:func:`journal_for`) and resumes from one a stopped run left (``on_resume`` is told
+    first); the caller deletes it with ``Generated.journal.finish()`` once the puzzle is
+    written, and it stays if generation fails."""
     t0 = time.perf_counter()
     planted, base, rng = planted_puzzle(settings, seed)
     t_plant = time.perf_counter()
     oracle_stats: dict[str, Any] = {}
+    journal = None
     if isinstance(settings.hints, int):
         cells = rng.sample([(r, c) for r in range(settings.rows) for c in range(settings.cols)], settings.hints)
     else:
         oracle = UniquenessOracle(base, planted, settings.piece_hints)
         try:
             if settings.hints == "minimal":
-                cells = minimal_hints(oracle, rng)
+                journal = journal_for(settings, seed, planted, journal_dir) if journal_dir is not None else None
+                if journal is not None and journal.resumable and on_resume is not None:
+                    on_resume(journal)
+                cells = minimal_hints(oracle, rng, journal=journal)
             else:
                 cells = unique_hints(oracle, rng)
-            oracle_stats = oracle.stats.to_meta()
+            oracle_stats = {**oracle.stats.to_meta(), **(journal.to_meta() if journal else {})}
         finally:
             oracle.close()
+            if journal is not None:
+                journal.close()
     puzzle = base.replace(hints={c: reveal(planted, c, settings.piece_hints) for c in cells})
     t_hints = time.perf_counter()
 
@@ -404,7 +443,7 @@ def generate(settings: Settings, seed: int, certifier: Certifier) -> Generated:
     seconds = {"plant_s": t_plant - t0, "hints_s": t_hints - t_plant, "certify_s": t_cert - t_hints,
                "total_s": t_cert - t0}
     meta = _meta(settings, seed, planted, puzzle, cert, unsat_note, oracle_stats, seconds)
-    return Generated(puzzle.replace(meta=meta), planted, seconds, oracle_stats, cert)
+    return Generated(puzzle.replace(meta=meta), planted, seconds, oracle_stats, cert, journal)
 
 
 def _check_sat(result: SolveResult, planted: Board, settings: Settings, seed: int) -> None:
@@ -477,4 +516,4 @@ def _meta(settings: Settings, seed: int, planted: Board, puzzle: Instance, cert:
 
 
 __all__ = ["Settings", "Generated", "GenerationError", "generate", "unique_hints", "break_puzzle",
-           "minimal_hints", "planted_puzzle", "UNSAT_CAUSES", "HINT_MODES", "reveal"]
+           "minimal_hints", "planted_puzzle", "journal_for", "UNSAT_CAUSES", "HINT_MODES", "reveal"]

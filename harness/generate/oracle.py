@@ -33,7 +33,10 @@ complete count-2 run of a harness pair in an isolated worker.
 
 from __future__ import annotations
 
+import signal
+import threading
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from harness.backends.registry import get_backend
 from harness.errors import HarnessError
@@ -51,6 +54,41 @@ FALLBACK_WORKERS = 1  # CP-SAT workers (the 8-worker portfolio: 2.2x slower on h
 LARGE_CELLS = 400  # boards with more cells are "large": CaDiCaL skipping
 SKIP_AFTER = 4  # large boards: budgeted CaDiCaL calls undecided in a row before CP-SAT is asked directly
 RETRY_EVERY = 8  # while skipping, still try CaDiCaL on every RETRY_EVERY-th question
+
+
+def _guarded(call: Callable[[], Any], stop: Callable[[], None] | None = None) -> Any:
+    """``call()`` -- a solver's native search -- run so that Ctrl-C cannot break the solver.
+
+    Called from the main thread, pysat installs a SIGINT handler that longjmps out of
+    CaDiCaL (even out of malloc, leaving a heap lock held, or from another thread: a
+    crash), and CP-SAT's own handler turns Ctrl-C into an UNKNOWN status -- which would
+    read as "undecided" -- and stays installed, so a later Ctrl-C exits on the spot.  So
+    the search runs in a thread that never receives SIGINT, while this one waits: Ctrl-C
+    raises KeyboardInterrupt here, ``stop()`` (if given) ends the search early, and the
+    interrupt goes on once the solver is back in a clean state."""
+    box: list[Any] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            box.append(call())
+        except BaseException as exc:  # handed to the waiting thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.1)
+    except KeyboardInterrupt:
+        if stop is not None:
+            stop()
+        thread.join()
+        raise
+    if errors:
+        raise errors[0]
+    return box[0]
 
 
 class Undecided(Exception):
@@ -159,7 +197,7 @@ class UniquenessOracle:
         self._skipped = 0
         self.stats.sat_calls += 1
         self.solver.conf_budget(self.budget)
-        result = self.solver.solve_limited(assumptions=assumptions)
+        result = _guarded(lambda: self.solver.solve_limited(assumptions=assumptions))
         if result is None:
             self.stats.sat_undecided += 1
             self._failures += 1
@@ -251,7 +289,8 @@ class UniquenessOracle:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = self.workers
         solver.parameters.max_time_in_seconds = self.fallback_limit_s
-        status = solver.solve(md)
+        solver.parameters.catch_sigint_signal = False
+        status = _guarded(lambda: solver.solve(md), solver.stop_search)
         self.stats.fallback_s += time.perf_counter() - t0
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return model.board_from([i for i, v in enumerate(y) if solver.boolean_value(v)])
@@ -261,7 +300,7 @@ class UniquenessOracle:
         raise Undecided()
 
     def close(self) -> None:
-        self.solver.delete()
+        _guarded(self.solver.delete)  # a Ctrl-C inside pysat's delete would free CaDiCaL twice
 
 
 __all__ = ["UniquenessOracle", "OracleStats", "Undecided", "ORACLE_PAIR", "ORACLE_SOLVER", "FALLBACK_PAIR",

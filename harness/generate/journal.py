@@ -1,0 +1,145 @@
+"""The minimal-hint search's journal: every oracle answer on disk, so a stopped generation resumes.
+
+A minimal-hint 30x20 puzzle can take an hour of solver questions.  Killing the command
+(Ctrl-C, a batch system's time limit, a crash) must not lose them: each answer the
+oracle gives :func:`~harness.generate.generator.minimal_hints` is appended to a JSON-lines
+file as soon as it is known, and the same command run again replays the answers in
+order instead of asking the solver.  The search is deterministic given its answers, so
+the replay walks the same path; a question that differs from the recorded one (another
+version, a hand-edited file) ends the replay there and the rest of the file is dropped.
+
+File layout: a header line ``{"journal": 1, "key": ...}`` naming the puzzle (its
+regenerating command, the planted board and the harness version), then one line per
+answer ``{"q": question hash, "a": "none" | "undecided" | [[row, col], ...], "s": seconds}``.
+A header with another key starts the journal afresh; a torn last line (the process died
+while writing it) is ignored.  The file is deleted once the puzzle is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from harness.puzzle.instance import Cell
+
+VERSION = 1
+PARTIAL_DIR = ".partial"  # battlebench generate keeps journals in OUT/.partial/NAME.jsonl
+UNDECIDED = "undecided"
+
+Answer = frozenset[Cell] | None
+"""``None``: the batch can go; a set: where a board found disagrees (empty: undecided)."""
+
+
+def question_id(rest: Sequence[Cell], chunk: Sequence[Cell]) -> str:
+    """A short hash naming one question (the hints kept and the cells asked about)."""
+    text = json.dumps([sorted(rest), sorted(chunk)], separators=(",", ":"))
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def _encode(answer: Answer) -> Any:
+    if answer is None:
+        return "none"
+    if not answer:
+        return UNDECIDED
+    return sorted([r, c] for r, c in answer)
+
+
+def _decode(value: Any) -> Answer:
+    if value == "none":
+        return None
+    if value == UNDECIDED:
+        return frozenset()
+    return frozenset((int(r), int(c)) for r, c in value)
+
+
+class Journal:
+    """Answers of one puzzle's minimal-hint search, replayed then appended (module docstring)."""
+
+    def __init__(self, path: Path | str, key: str):
+        self.path = Path(path)
+        self.key = key
+        self._replay: list[tuple[str, Answer, float]] = self._load()
+        self._next = 0
+        self.replayed = 0  # answers taken from the file in this run
+        self.replayed_s = 0.0  # the seconds they took when first asked
+        self.recorded = 0  # answers appended in this run
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self._replay:
+            self.path.write_text(json.dumps({"journal": VERSION, "key": key}) + "\n")
+        self._file = self.path.open("a")
+
+    @property
+    def resumable(self) -> int:
+        """How many answers the file holds for this puzzle (before any were replayed)."""
+        return len(self._replay)
+
+    def _load(self) -> list[tuple[str, Answer, float]]:
+        try:
+            lines = self.path.read_text().splitlines()
+        except (FileNotFoundError, UnicodeDecodeError):
+            return []
+        try:
+            header = json.loads(lines[0]) if lines else {}
+        except json.JSONDecodeError:
+            return []
+        if not isinstance(header, dict) or header.get("journal") != VERSION or header.get("key") != self.key:
+            return []
+        entries = []
+        for line in lines[1:]:
+            try:
+                item = json.loads(line)
+                entries.append((str(item["q"]), _decode(item["a"]), float(item.get("s", 0.0))))
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                break  # a torn last line: what follows is not trusted
+        self._keep(len(entries))
+        return entries
+
+    def _keep(self, n: int) -> None:
+        """Rewrite the file with the header and the first ``n`` good entries."""
+        lines = self.path.read_text().splitlines()
+        self.path.write_text("\n".join(lines[:n + 1]) + "\n")
+
+    def lookup(self, qid: str) -> tuple[bool, Answer]:
+        """``(True, answer)`` when the next recorded answer is for ``qid``; else ``(False, None)``."""
+        if self._next >= len(self._replay):
+            return False, None
+        q, answer, seconds = self._replay[self._next]
+        if q != qid:  # the search left the recorded path: drop the rest of the file
+            self._file.close()
+            self._keep(self._next)
+            self._replay = self._replay[:self._next]
+            self._file = self.path.open("a")
+            return False, None
+        self._next += 1
+        self.replayed += 1
+        self.replayed_s += seconds
+        return True, answer
+
+    def record(self, qid: str, answer: Answer, seconds: float) -> None:
+        """Append an answer the oracle just gave (flushed at once)."""
+        self._file.write(json.dumps({"q": qid, "a": _encode(answer), "s": round(seconds, 4)},
+                                    separators=(",", ":")) + "\n")
+        self._file.flush()
+        self.recorded += 1
+
+    def close(self) -> None:
+        self._file.close()
+
+    def finish(self) -> None:
+        """The puzzle is written: the journal is not needed any more."""
+        self.close()
+        self.path.unlink(missing_ok=True)
+        try:
+            self.path.parent.rmdir()  # only when empty
+        except OSError:
+            pass
+
+    def to_meta(self) -> dict[str, Any]:
+        if not self.replayed:
+            return {}
+        return {"answers_replayed": self.replayed, "replayed_s": round(self.replayed_s, 4)}
+
+
+__all__ = ["Journal", "question_id", "PARTIAL_DIR"]

@@ -1,0 +1,174 @@
+"""The minimal search's journal: a stopped generation resumes where it stopped, with the same puzzle."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from harness.cli import main
+from harness.generate.generator import minimal_hints
+from harness.generate.journal import PARTIAL_DIR, Journal, question_id
+from harness.generate.oracle import UniquenessOracle
+from harness.puzzle.formats import read_instance
+from harness.puzzle.plant import instance_from_board, random_board
+
+FLEET = {1: 3, 2: 2, 3: 2, 4: 1}
+
+
+def _planted(seed=5, size=10):
+    rng = random.Random(seed)
+    planted = random_board(size, size, FLEET, rng)
+    return planted, instance_from_board(planted, FLEET, rng=rng)
+
+
+class _Asked:
+    """Wraps ``oracle.differs``: records each question, raises KeyboardInterrupt on call ``stop_at``."""
+
+    def __init__(self, oracle, stop_at=None):
+        self.questions = []
+        self.real = oracle.differs
+        self.stop_at = stop_at
+        oracle.differs = self
+
+    def __call__(self, cells, flip):
+        if self.stop_at is not None and len(self.questions) == self.stop_at:
+            raise KeyboardInterrupt
+        self.questions.append(question_id(cells, flip))
+        return self.real(cells, flip)
+
+
+def _search(base, planted, journal=None, stop_at=None):
+    oracle = UniquenessOracle(base, planted)
+    asked = _Asked(oracle, stop_at)
+    try:
+        return minimal_hints(oracle, random.Random(0), journal=journal), asked.questions
+    finally:
+        oracle.close()
+
+
+def test_a_stopped_search_resumes_where_it_stopped_and_gives_the_same_hints(tmp_path):
+    planted, base = _planted()
+    want, reference = _search(base, planted)
+    assert len(reference) > 6
+    path = tmp_path / "p.jsonl"
+    journal = Journal(path, "key")
+    with pytest.raises(KeyboardInterrupt):
+        _search(base, planted, journal, stop_at=5)
+    journal.close()
+    assert len(path.read_text().splitlines()) == 1 + 5  # header and the five answers given
+
+    again = Journal(path, "key")
+    assert again.resumable == 5
+    cells, asked = _search(base, planted, again)
+    again.close()
+    assert sorted(cells) == sorted(want)
+    assert again.replayed == 5 and again.replayed_s > 0
+    assert asked[0] == reference[5]  # the solver is asked the question the stopped run was asking
+    assert again.to_meta()["answers_replayed"] == 5
+
+
+def test_a_torn_last_line_is_dropped_and_another_puzzle_starts_afresh(tmp_path):
+    path = tmp_path / "p.jsonl"
+    j = Journal(path, "k1")
+    j.record("q1", None, 0.5)
+    j.record("q2", frozenset({(1, 2), (3, 4)}), 1.0)
+    j.record("q3", frozenset(), 0.1)  # undecided
+    j.close()
+    path.write_text(path.read_text() + '{"q": "q4", "a": [[1,')  # the process died while writing
+    j = Journal(path, "k1")
+    assert j.resumable == 3
+    assert j.lookup("q1") == (True, None)
+    assert j.lookup("q2") == (True, frozenset({(1, 2), (3, 4)}))
+    assert j.lookup("q3") == (True, frozenset())
+    assert j.lookup("q4") == (False, None)
+    j.close()
+    assert all(json.loads(line) for line in path.read_text().splitlines())  # the torn line is gone
+
+    other = Journal(path, "k2")  # another puzzle: nothing is replayed
+    assert other.resumable == 0 and other.lookup("q1") == (False, None)
+    other.close()
+    assert json.loads(path.read_text().splitlines()[0])["key"] == "k2"
+
+
+def test_a_question_off_the_recorded_path_drops_the_rest(tmp_path):
+    path = tmp_path / "p.jsonl"
+    j = Journal(path, "k")
+    for q in ("a", "b", "c"):
+        j.record(q, None, 0.0)
+    j.close()
+    j = Journal(path, "k")
+    assert j.lookup("a") == (True, None)
+    assert j.lookup("x") == (False, None)  # not "b": the search went elsewhere
+    j.record("x", None, 0.0)
+    j.close()
+    assert [json.loads(line).get("q") for line in path.read_text().splitlines()] == [None, "a", "x"]
+    j = Journal(path, "k")
+    j.finish()
+    assert not path.exists() and not tmp_path.exists()  # the emptied directory goes too
+
+
+def test_generate_interrupted_then_rerun_resumes_and_cleans_up(tmp_path, capsys, monkeypatch):
+    argv = ["generate", "--rows", "10", "--cols", "10", "--hints", "minimal", "--seed", "3", "--certify",
+            "sat/placement"]
+    assert main([*argv, "--out", str(tmp_path / "ref")]) == 0
+    ref = read_instance(tmp_path / "ref" / "gen_10x10_minimal_s3.toml")
+    capsys.readouterr()
+
+    real = UniquenessOracle.differs
+    calls = []
+
+    def stopping(self, cells, flip):
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        calls.append(1)
+        return real(self, cells, flip)
+
+    out = tmp_path / "out"
+    monkeypatch.setattr(UniquenessOracle, "differs", stopping)
+    assert main([*argv, "--out", str(out)]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    journal = out / PARTIAL_DIR / "gen_10x10_minimal_s3.jsonl"
+    assert len(err) == 1 and "interrupted" in err[0] and str(journal) in err[0]
+    assert journal.exists() and not list(out.glob("*.toml"))
+
+    monkeypatch.setattr(UniquenessOracle, "differs", real)
+    assert main([*argv, "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert f"resuming from {journal} (4 oracle answers recorded)" in captured.err
+    made = read_instance(out / "gen_10x10_minimal_s3.toml")
+    assert made.hints == ref.hints
+    assert made.meta["generation"]["answers_replayed"] == 4
+    assert not (out / PARTIAL_DIR).exists()
+
+
+def test_ctrl_c_at_any_moment_leaves_a_clean_exit_and_a_journal_that_resumes(tmp_path):
+    """A real SIGINT (not a simulated one): solvers' native code must not crash the process."""
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "harness.cli", "generate", "--rows", "15", "--cols", "15", "--hints", "minimal",
+           "--seed", "2", "--out", str(out)]
+    journal = out / PARTIAL_DIR / "gen_15x15_minimal_s2.jsonl"
+    for wait_lines in (3, 12):  # stopped twice, further along each time
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if journal.exists() and len(journal.read_text().splitlines()) > wait_lines:
+                break
+            time.sleep(0.02)
+        if proc.poll() is not None:
+            pytest.fail(f"generation ended before it could be interrupted: {proc.communicate()}")
+        os.kill(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, err
+        assert "interrupted" in err and "Fatal" not in err and "terminate" not in err
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "resuming from" in done.stderr
+    assert read_instance(out / "gen_15x15_minimal_s2.toml").meta["generation"]["answers_replayed"] >= 12  # header + 12 answers at least
