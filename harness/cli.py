@@ -101,6 +101,9 @@ def _build_parser() -> argparse.ArgumentParser:
     g.add_argument("--certify", default="cpsat/placement", metavar="PAIR",
                    help="the pair whose complete count-2 certifies each puzzle (default cpsat/placement)")
     g.add_argument("--certify-limit", type=float, default=600.0, metavar="S", help="seconds (default 600)")
+    g.add_argument("--question-limit", type=float, default=120.0, metavar="S",
+                   help="seconds for one CP-SAT question of the minimal/unique search; a hint it cannot settle "
+                        "ends that seed (default 120; never changes the puzzle)")
     g.add_argument("--prefix", default="gen", help="file-name prefix (default gen)")
     g.add_argument("--out", required=True, metavar="DIR", help="directory for the native .toml files")
 
@@ -343,6 +346,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         raise UsageError("--number must be >= 1")
     if args.seed < 0:
         raise UsageError("--seed must be >= 0")
+    if not args.question_limit > 0:
+        raise UsageError("--question-limit must be a positive number of seconds")
     hints: str | int = args.hints
     if isinstance(hints, str) and hints.isdigit():
         hints = int(hints)
@@ -371,9 +376,11 @@ def _cmd_generate(args: argparse.Namespace) -> int:
             t0 = time.perf_counter()
             interrupted = False
             try:
-                made = generate(settings(i), seed, certifier, journal_dir=partial, on_resume=resuming)
+                made = generate(settings(i), seed, certifier, journal_dir=partial, on_resume=resuming,
+                                question_limit_s=args.question_limit)
             except GenerationError as exc:  # report it, keep the others
-                _error(str(exc))
+                kept = partial / f"{settings(i).name(seed)}.jsonl"
+                _error(str(exc) + (f"; the oracle's answers so far are kept in {kept}" if kept.exists() else ""))
                 failed += 1
                 continue
             except KeyboardInterrupt:

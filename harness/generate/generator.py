@@ -40,8 +40,8 @@ from harness import __version__
 from harness.core.status import Status
 from harness.errors import HarnessError, UsageError
 from harness.generate.journal import Journal, question_id
-from harness.generate.oracle import (FALLBACK_PAIR, FALLBACK_WORKERS, ORACLE_PAIR, ORACLE_SOLVER,
-                                     Undecided, UniquenessOracle)
+from harness.generate.oracle import (FALLBACK_LIMIT_S, FALLBACK_PAIR, FALLBACK_WORKERS, ORACLE_PAIR,
+                                     ORACLE_SOLVER, Undecided, UniquenessOracle)
 from harness.puzzle.board import Board
 from harness.puzzle.instance import Cell, Hint, Instance
 from harness.puzzle.plant import default_fleet, instance_from_board, random_board
@@ -255,7 +255,8 @@ def minimal_hints(oracle: UniquenessOracle, rng: random.Random, batch: int = 16,
             board = oracle.differs(asked, chunk)
         except Undecided:
             if len(chunk) == 1:
-                raise GenerationError(f"the oracle could not decide whether the hint at {chunk[0]} is needed")
+                raise GenerationError(f"CP-SAT could not decide within {oracle.fallback_limit_s:g} s whether the "
+                                      f"hint at {chunk[0]} is needed (a larger --question-limit may)")
             found = frozenset()  # unknown: split the batch
         else:
             found = None if board is None else oracle.disagreements(board)
@@ -399,13 +400,15 @@ def journal_for(settings: Settings, seed: int, planted: Board, directory: Path) 
 
 
 def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: Path | None = None,
-             on_resume: Callable[[Journal], None] | None = None) -> Generated:
+             on_resume: Callable[[Journal], None] | None = None,
+             question_limit_s: float = FALLBACK_LIMIT_S) -> Generated:
     """One certified puzzle of ``settings`` from ``seed``.
 
     With ``journal_dir``, a minimal-hint search keeps a journal there
     (:func:`journal_for`) and resumes from one a stopped run left (``on_resume`` is told
     first); the caller deletes it with ``Generated.journal.finish()`` once the puzzle is
-    written, and it stays if generation fails."""
+    written, and it stays if generation fails.  ``question_limit_s`` bounds one CP-SAT
+    question of the oracle (it never changes an answer, only whether one comes)."""
     t0 = time.perf_counter()
     planted, base, rng = planted_puzzle(settings, seed)
     t_plant = time.perf_counter()
@@ -414,7 +417,7 @@ def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: P
     if isinstance(settings.hints, int):
         cells = rng.sample([(r, c) for r in range(settings.rows) for c in range(settings.cols)], settings.hints)
     else:
-        oracle = UniquenessOracle(base, planted, settings.piece_hints)
+        oracle = UniquenessOracle(base, planted, settings.piece_hints, fallback_limit_s=question_limit_s)
         try:
             if settings.hints == "minimal":
                 journal = journal_for(settings, seed, planted, journal_dir) if journal_dir is not None else None
@@ -424,6 +427,8 @@ def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: P
             else:
                 cells = unique_hints(oracle, rng)
             oracle_stats = {**oracle.stats.to_meta(), **(journal.to_meta() if journal else {})}
+        except GenerationError as exc:
+            raise GenerationError(f"seed {seed}: {exc}") from None
         finally:
             oracle.close()
             if journal is not None:

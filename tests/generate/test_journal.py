@@ -172,3 +172,36 @@ def test_ctrl_c_at_any_moment_leaves_a_clean_exit_and_a_journal_that_resumes(tmp
     assert done.returncode == 0, done.stderr
     assert "resuming from" in done.stderr
     assert read_instance(out / "gen_15x15_minimal_s2.toml").meta["generation"]["answers_replayed"] >= 12  # header + 12 answers at least
+
+
+def test_a_hint_cpsat_cannot_settle_ends_the_seed_and_a_rerun_resumes(tmp_path, capsys, monkeypatch):
+    argv = ["generate", "--rows", "10", "--cols", "10", "--hints", "minimal", "--seed", "4", "--certify",
+            "sat/placement"]
+    assert main([*argv, "--out", str(tmp_path / "ref")]) == 0
+    ref = read_instance(tmp_path / "ref" / "gen_10x10_minimal_s4.toml")
+    from harness.generate.oracle import Undecided
+
+    def undecided(self, cells, flip):
+        raise Undecided()  # as when CP-SAT runs past --question-limit
+
+    out = tmp_path / "out"
+    monkeypatch.setattr(UniquenessOracle, "differs", undecided)
+    capsys.readouterr()
+    assert main([*argv, "--question-limit", "7", "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    journal = out / PARTIAL_DIR / "gen_10x10_minimal_s4.jsonl"
+    assert len(err) == 1 and err[0].startswith("battlebench: error: seed 4: CP-SAT could not decide within 7 s")
+    assert "--question-limit" in err[0] and str(journal) in err[0]
+    undecided_batches = len(journal.read_text().splitlines()) - 1
+    assert undecided_batches >= 4  # 16 -> 8 -> 4 -> 2 before the single hint
+
+    monkeypatch.undo()
+    assert main([*argv, "--out", str(out)]) == 0
+    made = read_instance(out / "gen_10x10_minimal_s4.toml")
+    assert made.hints == ref.hints  # batches split by "undecided" still give the greedy result
+    assert made.meta["generation"]["answers_replayed"] == undecided_batches
+
+
+def test_question_limit_must_be_positive(tmp_path, capsys):
+    assert main(["generate", "--rows", "6", "--cols", "6", "--question-limit", "0", "--out", str(tmp_path)]) == 2
+    assert "--question-limit" in capsys.readouterr().err
