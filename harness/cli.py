@@ -105,6 +105,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="seconds for one CP-SAT question of the minimal/unique search; a hint it cannot settle "
                         "ends that seed (default 120; never changes the puzzle)")
     g.add_argument("--prefix", default="gen", help="file-name prefix (default gen)")
+    g.add_argument("--keep-existing", action="store_true",
+                   help="skip a seed whose file is already in DIR, made by the same command (a long suite "
+                        "build run again goes on where it stopped)")
     g.add_argument("--out", required=True, metavar="DIR", help="directory for the native .toml files")
 
     c = sub.add_parser("convert", help="convert an instance between formats")
@@ -375,6 +378,9 @@ def _cmd_generate(args: argparse.Namespace) -> int:
             seed = args.seed + i
             t0 = time.perf_counter()
             interrupted = False
+            if args.keep_existing and _made_by(out / f"{settings(i).name(seed)}.toml", settings(i).command(seed)):
+                print(f"kept {out / settings(i).name(seed)}.toml (made by the same command)", flush=True)
+                continue
             try:
                 made = generate(settings(i), seed, certifier, journal_dir=partial, on_resume=resuming,
                                 question_limit_s=args.question_limit)
@@ -402,6 +408,18 @@ def _cmd_generate(args: argparse.Namespace) -> int:
                   f"(count {meta['expected_count']}, certified by {args.certify} in {made.certificate['wall_s']:.2f} s)"
                   f"  {time.perf_counter() - t0:.2f} s", flush=True)
     return 1 if failed else 0
+
+
+def _made_by(path: Any, command: str) -> bool:
+    """True when ``path`` is a native instance whose meta records ``command``."""
+    from harness.puzzle.formats import read_instance
+
+    if not path.exists():
+        return False
+    try:
+        return read_instance(path, "native").meta.get("command") == command
+    except InputError:  # a broken file is made again
+        return False
 
 
 # --------------------------------------------------------------------------- convert

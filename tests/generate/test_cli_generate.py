@@ -65,3 +65,24 @@ def test_a_seed_that_cannot_be_made_is_reported_and_the_others_kept(tmp_path, ca
     assert code == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all("cannot place the fleet" in line for line in err)
+
+
+def test_keep_existing_skips_seeds_made_by_the_same_command(tmp_path, capsys):
+    out = tmp_path / "k"
+    argv = ["generate", "--rows", "7", "--cols", "7", "--fleet", "1:2,2:1,3:1", "--hints", "minimal",
+            "--certify", "sat/cell", "--out", str(out)]
+    assert main([*argv, "--seed", "1"]) == 0
+    first = (out / "gen_7x7_minimal_s1.toml").read_text()
+    (out / "gen_7x7_minimal_s2.toml").write_text("not toml [")  # broken: made again
+    capsys.readouterr()
+    assert main([*argv, "--seed", "1", "--number", "3", "--keep-existing"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("kept ") and "s1.toml" in lines[0]
+    assert [line.split()[1].rsplit("/", 1)[-1] for line in lines[1:]] == ["gen_7x7_minimal_s2.toml",
+                                                                          "gen_7x7_minimal_s3.toml"]
+    assert (out / "gen_7x7_minimal_s1.toml").read_text() == first
+    assert count_boards(read_instance(out / "gen_7x7_minimal_s2.toml"), limit=2) == 1
+    # another command (other hints) for the same name is not "the same": it is made again
+    (out / "gen_7x7_minimal_s1.toml").write_text(first.replace("--hints minimal", "--hints unique"))
+    assert main([*argv, "--seed", "1", "--keep-existing"]) == 0
+    assert capsys.readouterr().out.startswith("wrote ")
