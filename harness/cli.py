@@ -364,6 +364,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
                         unsat=cause, certify=args.certify, certify_limit_s=args.certify_limit, prefix=args.prefix)
 
     settings(0)  # every setting (the --unsat cause too) is checked by Settings before any work
+    _stop_on_sigterm()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     partial = out / PARTIAL_DIR  # journals of minimal-hint searches not finished yet
@@ -408,6 +409,16 @@ def _cmd_generate(args: argparse.Namespace) -> int:
                   f"(count {meta['expected_count']}, certified by {args.certify} in {made.certificate['wall_s']:.2f} s)"
                   f"  {time.perf_counter() - t0:.2f} s", flush=True)
     return 1 if failed else 0
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM (a batch system's time limit, ``kill``) stops like Ctrl-C: journal kept, exit 130."""
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt("SIGTERM")
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _made_by(path: Any, command: str) -> bool:

@@ -63,14 +63,15 @@ def _guarded(call: Callable[[], Any], stop: Callable[[], None] | None = None) ->
     CaDiCaL (even out of malloc, leaving a heap lock held, or from another thread: a
     crash), and CP-SAT's own handler turns Ctrl-C into an UNKNOWN status -- which would
     read as "undecided" -- and stays installed, so a later Ctrl-C exits on the spot.  So
-    the search runs in a thread that never receives SIGINT, while this one waits: Ctrl-C
-    raises KeyboardInterrupt here, ``stop()`` (if given) ends the search early, and the
-    interrupt goes on once the solver is back in a clean state."""
+    the search runs in a thread that never receives SIGINT (nor SIGTERM, which
+    ``battlebench generate`` turns into KeyboardInterrupt too), while this one waits:
+    Ctrl-C raises KeyboardInterrupt here, ``stop()`` (if given) ends the search early, and
+    the interrupt goes on once the solver is back in a clean state."""
     box: list[Any] = []
     errors: list[BaseException] = []
 
     def run() -> None:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             box.append(call())
         except BaseException as exc:  # handed to the waiting thread

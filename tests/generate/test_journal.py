@@ -148,13 +148,13 @@ def test_generate_interrupted_then_rerun_resumes_and_cleans_up(tmp_path, capsys,
     assert not (out / PARTIAL_DIR).exists()
 
 
-def test_ctrl_c_at_any_moment_leaves_a_clean_exit_and_a_journal_that_resumes(tmp_path):
-    """A real SIGINT (not a simulated one): solvers' native code must not crash the process."""
+def test_ctrl_c_or_sigterm_leaves_a_clean_exit_and_a_journal_that_resumes(tmp_path):
+    """Real signals (not simulated ones): solvers' native code must not crash the process."""
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "harness.cli", "generate", "--rows", "15", "--cols", "15", "--hints", "minimal",
            "--seed", "2", "--out", str(out)]
     journal = out / PARTIAL_DIR / "gen_15x15_minimal_s2.jsonl"
-    for wait_lines in (3, 12):  # stopped twice, further along each time
+    for wait_lines, signum in ((3, signal.SIGINT), (12, signal.SIGTERM)):  # stopped twice, further each time
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 start_new_session=True)
         deadline = time.monotonic() + 120
@@ -164,7 +164,7 @@ def test_ctrl_c_at_any_moment_leaves_a_clean_exit_and_a_journal_that_resumes(tmp
             time.sleep(0.02)
         if proc.poll() is not None:
             pytest.fail(f"generation ended before it could be interrupted: {proc.communicate()}")
-        os.kill(proc.pid, signal.SIGINT)
+        os.kill(proc.pid, signum)
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 130, err
         assert "interrupted" in err and "Fatal" not in err and "terminate" not in err
