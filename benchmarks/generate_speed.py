@@ -4,9 +4,9 @@
         --seeds 10 --limit 600 --out reports/generate-speed
 
 Each puzzle is one ``battlebench generate --number 1`` command (hint mode ``--hints``,
-default ``minimal``; default fleet) run as its own process under ``--limit`` seconds, so
-a size whose puzzles take too long shows up as over the limit instead of stalling the
-benchmark.  The figures come from the generated file's ``[meta.generation]`` (plant,
+default ``minimal``; default fleet, ``--density`` 0.2 unless given) run as its own
+process under ``--limit`` seconds, so a size whose puzzles take too long shows up as over
+the limit instead of stalling the benchmark.  The figures come from the generated file's ``[meta.generation]`` (plant,
 hints, certify, total seconds; oracle calls) and the process's wall time; a puzzle
 over the limit counts as ``--limit`` seconds in the median (so the median is a lower
 bound once half the seeds are over).  Writes ``puzzles.csv`` and ``summary.md``; exits 1
@@ -49,10 +49,10 @@ def _target(text: str) -> tuple[str, float]:
     return size, float(secs)
 
 
-def one(rows: int, cols: int, seed: int, hints: str, limit: float, workdir: Path) -> dict:
+def one(rows: int, cols: int, seed: int, hints: str, limit: float, workdir: Path, density: float = 0.2) -> dict:
     out = workdir / f"{rows}x{cols}-s{seed}"
     cmd = [sys.executable, "-m", "harness.cli", "generate", "--rows", str(rows), "--cols", str(cols),
-           "--hints", hints, "--seed", str(seed), "--number", "1", "--out", str(out)]
+           "--hints", hints, "--seed", str(seed), "--number", "1", "--density", str(density), "--out", str(out)]
     row: dict = {"size": f"{rows}x{cols}", "seed": seed, "cells": rows * cols}
     t0 = time.perf_counter()
     try:
@@ -71,8 +71,10 @@ def one(rows: int, cols: int, seed: int, hints: str, limit: float, workdir: Path
     return row
 
 
-def summarize(rows: list[dict], limit: float, targets: dict[str, float], hints: str) -> tuple[str, bool]:
-    lines = [f"# Generation speed (`--hints {hints}`, default fleet)", "",
+def summarize(rows: list[dict], limit: float, targets: dict[str, float], hints: str,
+              density: float = 0.2) -> tuple[str, bool]:
+    fleet = "default fleet" + ("" if density == 0.2 else f" at `--density {density:g}`")
+    lines = [f"# Generation speed (`--hints {hints}`, {fleet})", "",
              f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.node()} "
              f"({os.cpu_count()} cores), one puzzle at a time, each under a {limit:g} s limit.  "
              "Command: `python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]) + "`", "",
@@ -114,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--hints", default="minimal")
     ap.add_argument("--limit", type=float, default=600.0, help="seconds per puzzle")
+    ap.add_argument("--density", type=float, default=0.2, help="ship-cell share of the default fleet (0.2)")
     ap.add_argument("--target", type=_target, action="append", default=None, help="RxC=seconds (median)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
@@ -124,14 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for r, c in args.size:
             for seed in range(args.seeds):
-                row = one(r, c, seed, args.hints, args.limit, Path(tmp))
+                row = one(r, c, seed, args.hints, args.limit, Path(tmp), args.density)
                 rows.append(row)
                 print(f"{row['size']} seed {seed}: {row['outcome']} {row.get('wall_s', '')} s", flush=True)
     with open(out / "puzzles.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, FIELDS)
         w.writeheader()
         w.writerows({k: r.get(k) for k in FIELDS} for r in rows)
-    text, ok = summarize(rows, args.limit, targets, args.hints)
+    text, ok = summarize(rows, args.limit, targets, args.hints, args.density)
     (out / "summary.md").write_text(text)
     print(text)
     return 0 if ok else 1

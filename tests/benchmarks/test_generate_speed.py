@@ -25,3 +25,15 @@ def test_a_puzzle_over_the_limit_counts_as_the_limit(tmp_path, load_benchmark):
     text, ok = gs.summarize([row], 0.5, {"30x20": 10.0}, "minimal")
     assert ok is False
     assert "(≥, over limit)" in text
+
+
+def test_density_reaches_the_command_and_the_summary(tmp_path, load_benchmark):
+    gs = load_benchmark("generate_speed")
+    row = gs.one(8, 8, 0, "unique", 120, tmp_path, density=0.1)
+    assert row["outcome"] == "ok"
+    from harness.puzzle.formats import read_instance
+
+    made = read_instance(next((tmp_path / "8x8-s0").glob("*.toml")))
+    assert "--density 0.1" in made.meta["command"]
+    text, _ = gs.summarize([row], 120, {}, "unique", 0.1)
+    assert "default fleet at `--density 0.1`" in text.splitlines()[0]
