@@ -156,7 +156,8 @@ def test_ctrl_c_or_sigterm_leaves_a_clean_exit_and_a_journal_that_resumes(tmp_pa
     journal = out / PARTIAL_DIR / "gen_15x15_minimal_s2.jsonl"
     for wait_lines, signum in ((3, signal.SIGINT), (12, signal.SIGTERM)):  # stopped twice, further each time
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+                                start_new_session=True,  # SIGINT as from a terminal, even in a background job:
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
             if journal.exists() and len(journal.read_text().splitlines()) > wait_lines:

@@ -121,7 +121,10 @@ def test_killing_the_runner_loses_nothing_stored_and_rerunning_completes_it(tmp_
     out = tmp_path / "out"
     marker = uuid.uuid4().hex
     cmd = [sys.executable, "-m", "harness.cli", "run", str(cfg), "--progress", "plain"]
-    proc = subprocess.Popen(cmd, env=_env(marker), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # SIGINT as a terminal's Ctrl-C gives it, even when these tests run as a background job (which
+    # ignores SIGINT, and a child inherits that)
+    proc = subprocess.Popen(cmd, env=_env(marker), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         _wait_for_rows(out, 1)
         proc.send_signal(signal.SIGKILL if how == "kill-9" else signal.SIGINT)
