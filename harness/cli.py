@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from harness import __version__
 from harness.errors import InputError, UsageError
@@ -102,7 +102,7 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="the pair whose complete count-2 certifies each puzzle (default cpsat/placement)")
     g.add_argument("--certify-limit", type=float, default=600.0, metavar="S", help="seconds (default 600)")
     g.add_argument("--question-limit", type=float, default=120.0, metavar="S",
-                   help="seconds for one CP-SAT question of the minimal/unique search; a hint it cannot settle "
+                   help="seconds for one CP-SAT question of the minimal-hint search; a hint it cannot settle "
                         "ends that seed (default 120; never changes the puzzle)")
     g.add_argument("--prefix", default="gen", help="file-name prefix (default gen)")
     g.add_argument("--keep-existing", action="store_true",
@@ -337,13 +337,8 @@ def _parse_fleet(text: str) -> dict[int, int]:
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
-    import time
-    from pathlib import Path
-
-    from harness.generate.certify import Certifier, parse_pair
-    from harness.generate.generator import UNSAT_CAUSES, GenerationError, Settings, generate
-    from harness.generate.journal import PARTIAL_DIR, Journal
-    from harness.puzzle.formats import write_instance
+    from harness.generate.certify import parse_pair
+    from harness.generate.generator import UNSAT_CAUSES, Settings
 
     if args.number < 1:
         raise UsageError("--number must be >= 1")
@@ -364,7 +359,26 @@ def _cmd_generate(args: argparse.Namespace) -> int:
                         unsat=cause, certify=args.certify, certify_limit_s=args.certify_limit, prefix=args.prefix)
 
     settings(0)  # every setting (the --unsat cause too) is checked by Settings before any work
-    _stop_on_sigterm()
+    previous = _stop_on_sigterm()
+    try:
+        return _generate_all(args, settings)
+    finally:
+        if previous is not None:
+            import signal
+
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _generate_all(args: argparse.Namespace, settings: Callable[[int], Any]) -> int:
+    """The seeds of ``battlebench generate``, one after another (settings checked already)."""
+    import time
+    from pathlib import Path
+
+    from harness.generate.certify import Certifier
+    from harness.generate.generator import GenerationError, generate
+    from harness.generate.journal import PARTIAL_DIR, Journal
+    from harness.puzzle.formats import write_instance
+
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     partial = out / PARTIAL_DIR  # journals of minimal-hint searches not finished yet
@@ -381,6 +395,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
             interrupted = False
             if args.keep_existing and _made_by(out / f"{settings(i).name(seed)}.toml", settings(i).command(seed)):
                 print(f"kept {out / settings(i).name(seed)}.toml (made by the same command)", flush=True)
+                (partial / f"{settings(i).name(seed)}.jsonl").unlink(missing_ok=True)  # left by a stop just after
                 continue
             try:
                 made = generate(settings(i), seed, certifier, journal_dir=partial, on_resume=resuming,
@@ -395,7 +410,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
             if interrupted:  # out of the except block, so the solver objects can go now, not at exit
                 import gc
 
-                gc.collect()  # (a CP-SAT solver stopped mid-search and freed at interpreter exit aborts)
+                gc.collect()  # the solvers the traceback held are freed here, not during interpreter shutdown
                 kept = partial / f"{settings(i).name(seed)}.jsonl"
                 _error("interrupted" + (f"; the oracle's answers so far are kept in {kept}: the same command "
                                         "resumes from them" if kept.exists() else ""))
@@ -411,14 +426,20 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _stop_on_sigterm() -> None:
-    """SIGTERM (a batch system's time limit, ``kill``) stops like Ctrl-C: journal kept, exit 130."""
+def _stop_on_sigterm() -> Any:
+    """SIGTERM (a batch system's time limit, ``kill``) stops like Ctrl-C: journal kept, exit 130.
+
+    Returns the handler it replaced (None off the main thread, where handlers cannot be set)."""
     import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt("SIGTERM")
 
-    signal.signal(signal.SIGTERM, stop)
+    return signal.signal(signal.SIGTERM, stop)
 
 
 def _made_by(path: Any, command: str) -> bool:

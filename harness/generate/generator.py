@@ -430,9 +430,11 @@ def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: P
         except GenerationError as exc:
             raise GenerationError(f"seed {seed}: {exc}") from None
         finally:
-            oracle.close()
-            if journal is not None:
-                journal.close()
+            try:
+                oracle.close()
+            finally:
+                if journal is not None:
+                    journal.close()
     puzzle = base.replace(hints={c: reveal(planted, c, settings.piece_hints) for c in cells})
     t_hints = time.perf_counter()
 

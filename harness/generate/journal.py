@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -67,12 +68,13 @@ class Journal:
         self.recorded = 0  # answers appended in this run
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self._replay:
-            self.path.write_text(json.dumps({"journal": VERSION, "key": key}) + "\n")
+            self._write([json.dumps({"journal": VERSION, "key": key})])
         self._file = self.path.open("a")
 
     @property
     def resumable(self) -> int:
-        """How many answers the file holds for this puzzle (before any were replayed)."""
+        """How many recorded answers this run may replay (all of them, unless the search left
+        the recorded path, which drops the rest)."""
         return len(self._replay)
 
     def _load(self) -> list[tuple[str, Answer, float]]:
@@ -98,8 +100,13 @@ class Journal:
 
     def _keep(self, n: int) -> None:
         """Rewrite the file with the header and the first ``n`` good entries."""
-        lines = self.path.read_text().splitlines()
-        self.path.write_text("\n".join(lines[:n + 1]) + "\n")
+        self._write(self.path.read_text().splitlines()[:n + 1])
+
+    def _write(self, lines: list[str]) -> None:
+        """Replace the file at once (a crash midway leaves the old one, never half of it)."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text("\n".join(lines) + "\n")
+        os.replace(tmp, self.path)
 
     def lookup(self, qid: str) -> tuple[bool, Answer]:
         """``(True, answer)`` when the next recorded answer is for ``qid``; else ``(False, None)``."""

@@ -64,11 +64,15 @@ def _guarded(call: Callable[[], Any], stop: Callable[[], None] | None = None) ->
     crash), and CP-SAT's own handler turns Ctrl-C into an UNKNOWN status -- which would
     read as "undecided" -- and stays installed, so a later Ctrl-C exits on the spot.  So
     the search runs in a thread that never receives SIGINT (nor SIGTERM, which
-    ``battlebench generate`` turns into KeyboardInterrupt too), while this one waits:
-    Ctrl-C raises KeyboardInterrupt here, ``stop()`` (if given) ends the search early, and
-    the interrupt goes on once the solver is back in a clean state."""
+    ``battlebench generate`` turns into KeyboardInterrupt too), while this one waits on
+    an event the thread sets when it is done.  Ctrl-C raises KeyboardInterrupt here;
+    ``stop()`` (if given) asks the search to end early -- again at every further Ctrl-C --
+    and the interrupt goes on only once the call has returned and the solver is back in a
+    clean state.  (Not ``Thread.join``: interrupted, CPython 3.11 marks a thread that
+    is still running as stopped, and a later join returns at once.)"""
     box: list[Any] = []
     errors: list[BaseException] = []
+    done = threading.Event()
 
     def run() -> None:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
@@ -76,17 +80,21 @@ def _guarded(call: Callable[[], Any], stop: Callable[[], None] | None = None) ->
             box.append(call())
         except BaseException as exc:  # handed to the waiting thread
             errors.append(exc)
+        finally:
+            done.set()
 
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
-        while thread.is_alive():
-            thread.join(0.1)
-    except KeyboardInterrupt:
-        if stop is not None:
-            stop()
-        thread.join()
-        raise
+    threading.Thread(target=run, daemon=True).start()
+    interrupt: KeyboardInterrupt | None = None
+    while True:
+        try:
+            if interrupt is not None and stop is not None:
+                stop()  # again on each pass: a stop that came before the search started is lost
+            if done.wait(0.1):
+                break
+        except KeyboardInterrupt as exc:
+            interrupt = interrupt or exc
+    if interrupt is not None:
+        raise interrupt
     if errors:
         raise errors[0]
     return box[0]

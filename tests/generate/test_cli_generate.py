@@ -86,3 +86,12 @@ def test_keep_existing_skips_seeds_made_by_the_same_command(tmp_path, capsys):
     (out / "gen_7x7_minimal_s1.toml").write_text(first.replace("--hints minimal", "--hints unique"))
     assert main([*argv, "--seed", "1", "--keep-existing"]) == 0
     assert capsys.readouterr().out.startswith("wrote ")
+
+
+def test_generate_puts_the_sigterm_handler_back(tmp_path):
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+    assert main(["generate", "--rows", "6", "--cols", "6", "--fleet", "1:2,2:1", "--hints", "unique",
+                 "--certify", "sat/cell", "--out", str(tmp_path)]) == 0
+    assert signal.getsignal(signal.SIGTERM) is before

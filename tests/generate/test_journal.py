@@ -172,7 +172,11 @@ def test_ctrl_c_or_sigterm_leaves_a_clean_exit_and_a_journal_that_resumes(tmp_pa
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "resuming from" in done.stderr
-    assert read_instance(out / "gen_15x15_minimal_s2.toml").meta["generation"]["answers_replayed"] >= 12  # header + 12 answers at least
+    made = read_instance(out / "gen_15x15_minimal_s2.toml")
+    assert made.meta["generation"]["answers_replayed"] >= 12  # the second stop came after 12 answers or more
+    assert main(["generate", "--rows", "15", "--cols", "15", "--hints", "minimal", "--seed", "2",
+                 "--out", str(tmp_path / "ref")]) == 0  # uninterrupted
+    assert made.hints == read_instance(tmp_path / "ref" / "gen_15x15_minimal_s2.toml").hints
 
 
 def test_a_hint_cpsat_cannot_settle_ends_the_seed_and_a_rerun_resumes(tmp_path, capsys, monkeypatch):
