@@ -18,8 +18,8 @@ $BB generate --rows 10 --cols 10 --hints unique --unsat --number 10 --seed 0 --p
 # large: 30x20 puzzles, default fleet (36 ships, lengths 1-8): 5 hint-free, 5 each with 60, 120 and
 # 240 random hints (10, 20, 40% of the cells), the count (1 or "many") certified by a count-2, and 5
 # certified-unique with `--hints unique` (340-410 hints: easy, but their count is known to be 1).
-# Minimal-hint 30x20 puzzles (seeds 500-519) take over 30 minutes each (seed 501: 32 min, 136 s of it the
-# certification); the suite holds those made so far.  Run this line again to go on: finished seeds are kept
+# Minimal-hint 30x20 puzzles (seeds 500-519) take long (seed 501: 32 min, 136 s of it the certification;
+# seed 502: 13.5 min); the suite holds those made so far.  Run this line again to go on: finished seeds are kept
 # (--keep-existing) and a stopped search resumes from its journal in instances/large/.partial/.
 L="--rows 30 --cols 20 --number 5 --prefix large --out instances/large"
 $BB generate $L --hints 0 --seed 0
