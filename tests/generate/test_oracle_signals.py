@@ -12,6 +12,14 @@ import pytest
 from harness.generate.oracle import _guarded
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt here even when the suite runs as a background job (SIGINT ignored)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 def _sigint_after(*delays: float) -> None:
     for d in delays:
         threading.Timer(d, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
