@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from harness import __version__
 from harness.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _parse_option(text: str) -> tuple[str, str]:
@@ -375,7 +378,7 @@ def _generate_all(args: argparse.Namespace, settings: Callable[[int], Any]) -> i
     from pathlib import Path
 
     from harness.generate.certify import Certifier
-    from harness.generate.generator import GenerationError, generate
+    from harness.generate.generator import GenerationError, generate, journal_path
     from harness.generate.journal import PARTIAL_DIR, Journal
     from harness.puzzle.formats import write_instance
 
@@ -390,19 +393,20 @@ def _generate_all(args: argparse.Namespace, settings: Callable[[int], Any]) -> i
 
     with Certifier(args.certify, limit_s=args.certify_limit) as certifier:
         for i in range(args.number):
-            seed = args.seed + i
+            seed, these = args.seed + i, settings(i)
+            path, journal = out / f"{these.name(seed)}.toml", journal_path(these, seed, partial)
+            kept = f"; the oracle's answers so far are kept in {journal}"
             t0 = time.perf_counter()
-            interrupted = False
-            if args.keep_existing and _made_by(out / f"{settings(i).name(seed)}.toml", settings(i).command(seed)):
-                print(f"kept {out / settings(i).name(seed)}.toml (made by the same command)", flush=True)
-                (partial / f"{settings(i).name(seed)}.jsonl").unlink(missing_ok=True)  # left by a stop just after
+            if args.keep_existing and _made_by(path, these.command(seed)):
+                print(f"kept {path} (made by the same command)", flush=True)
+                journal.unlink(missing_ok=True)  # left by a stop just after the file was written
                 continue
+            interrupted = False
             try:
-                made = generate(settings(i), seed, certifier, journal_dir=partial, on_resume=resuming,
+                made = generate(these, seed, certifier, journal_dir=partial, on_resume=resuming,
                                 question_limit_s=args.question_limit)
             except GenerationError as exc:  # report it, keep the others
-                kept = partial / f"{settings(i).name(seed)}.jsonl"
-                _error(str(exc) + (f"; the oracle's answers so far are kept in {kept}" if kept.exists() else ""))
+                _error(str(exc) + (kept if journal.exists() else ""))
                 failed += 1
                 continue
             except KeyboardInterrupt:
@@ -411,11 +415,8 @@ def _generate_all(args: argparse.Namespace, settings: Callable[[int], Any]) -> i
                 import gc
 
                 gc.collect()  # the solvers the traceback held are freed here, not during interpreter shutdown
-                kept = partial / f"{settings(i).name(seed)}.jsonl"
-                _error("interrupted" + (f"; the oracle's answers so far are kept in {kept}: the same command "
-                                        "resumes from them" if kept.exists() else ""))
+                _error("interrupted" + (kept + ": the same command resumes from them" if journal.exists() else ""))
                 return 130
-            path = out / f"{made.instance.name}.toml"
             write_instance(made.instance, path, "native")
             if made.journal is not None:
                 made.journal.finish()
@@ -442,7 +443,7 @@ def _stop_on_sigterm() -> Any:
     return signal.signal(signal.SIGTERM, stop)
 
 
-def _made_by(path: Any, command: str) -> bool:
+def _made_by(path: Path, command: str) -> bool:
     """True when ``path`` is a native instance whose meta records ``command``."""
     from harness.puzzle.formats import read_instance
 

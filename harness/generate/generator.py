@@ -393,10 +393,15 @@ def planted_puzzle(settings: Settings, seed: int) -> tuple[Board, Instance, rand
     return planted, base, rng
 
 
+def journal_path(settings: Settings, seed: int, directory: Path) -> Path:
+    """Where the minimal-hint search of ``seed`` keeps its journal in ``directory``."""
+    return directory / f"{settings.name(seed)}.jsonl"
+
+
 def journal_for(settings: Settings, seed: int, planted: Board, directory: Path) -> Journal:
     """The journal of the minimal-hint search of ``seed`` in ``directory`` (resumed if it is there)."""
     key = json.dumps({"command": settings.command(seed), "planted": list(planted.rows), "version": __version__})
-    return Journal(directory / f"{settings.name(seed)}.jsonl", key)
+    return Journal(journal_path(settings, seed, directory), key)
 
 
 def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: Path | None = None,
@@ -523,4 +528,4 @@ def _meta(settings: Settings, seed: int, planted: Board, puzzle: Instance, cert:
 
 
 __all__ = ["Settings", "Generated", "GenerationError", "generate", "unique_hints", "break_puzzle",
-           "minimal_hints", "planted_puzzle", "journal_for", "UNSAT_CAUSES", "HINT_MODES", "reveal"]
+           "minimal_hints", "planted_puzzle", "journal_for", "journal_path", "UNSAT_CAUSES", "HINT_MODES", "reveal"]

@@ -65,7 +65,6 @@ class Journal:
         self._next = 0
         self.replayed = 0  # answers taken from the file in this run
         self.replayed_s = 0.0  # the seconds they took when first asked
-        self.recorded = 0  # answers appended in this run
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self._replay:
             self._write([json.dumps({"journal": VERSION, "key": key})])
@@ -95,7 +94,8 @@ class Journal:
                 entries.append((str(item["q"]), _decode(item["a"]), float(item.get("s", 0.0))))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):
                 break  # a torn last line: what follows is not trusted
-        self._keep(len(entries))
+        if len(entries) < len(lines) - 1:
+            self._write(lines[:len(entries) + 1])  # drop what is not trusted
         return entries
 
     def _keep(self, n: int) -> None:
@@ -129,7 +129,6 @@ class Journal:
         self._file.write(json.dumps({"q": qid, "a": _encode(answer), "s": round(seconds, 4)},
                                     separators=(",", ":")) + "\n")
         self._file.flush()
-        self.recorded += 1
 
     def close(self) -> None:
         self._file.close()
