@@ -22,6 +22,9 @@ run
     One pair on one instance for one task, once (a noun; "execute" is the verb).
 campaign
     A config expanded into runs.
+plan
+    Every run a campaign's config expands to, recorded in its results store before any
+    run executes; a campaign is *complete* when every planned run is stored.
 answer
     What the solver said: boards found, whether its search was exhausted.
 termination
@@ -32,6 +35,16 @@ status
 verdict
     What the independent verifier says of every returned board: ``ok`` or the first
     violated rule and its cell.
+failure
+    A run whose status is ``error``, ``memout`` or ``timeout``; failures are grouped by
+    the first line of their message.
+wall time, CPU time
+    ``wall_s``: seconds from dispatch to answer, measured by the runner; ``cpu_s``: user +
+    system CPU seconds of the worker's process tree during the run.
+tie
+    Two pairs that solved as many instances and whose time ratio's bootstrap interval
+    contains 1 (tied within noise), or whose times are closer than the timer's
+    resolution: a report names no single winner between them.
 """
 
 __version__ = "0.1.0"
@@ -48,4 +61,9 @@ GLOSSARY = (
     "termination",
     "status",
     "verdict",
+    "plan",
+    "failure",
+    "wall time",
+    "CPU time",
+    "tie",
 )

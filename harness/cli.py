@@ -43,6 +43,10 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--count", "-k", type=int, default=None, metavar="K",
                    help="count distinct boards up to K (2 certifies uniqueness, 0 = all)")
     s.add_argument("--time-limit", "-t", type=float, default=None, metavar="S", help="seconds per instance")
+    s.add_argument("--grace", type=float, default=None, metavar="S",
+                   help="after SIGTERM at the time limit, seconds until SIGKILL (default 5, as in campaigns)")
+    s.add_argument("--memory-mb", type=int, default=None, metavar="MB",
+                   help="address-space limit of the worker for each instance (default none; campaigns: 4096)")
     s.add_argument("--threads", type=int, default=None, help="solver threads (where the solver has them)")
     s.add_argument("--seed", type=int, default=None, help="random seed passed to the solver")
     s.add_argument("--option", "-o", action="append", type=_parse_option, default=[], metavar="KEY=VALUE",
@@ -82,6 +86,11 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="noise floor: runs under S seconds in both campaigns are never slowdowns (default 0.1)")
     ck.add_argument("--manifest", default=None, metavar="FILE",
                     help="instance manifest with expected statuses/counts (default: the nearest instances/MANIFEST.toml)")
+    ck.add_argument("--time", choices=("cpu", "wall"), default="cpu",
+                    help="the time slowdowns against --baseline are judged on (default cpu)")
+    ck.add_argument("--allow-incomplete", action="store_true",
+                    help="do not fail when planned runs are missing (a deliberate partial check)")
+    ck.add_argument("--allow-errors", action="store_true", help="do not fail on runs that ended in error")
 
     g = sub.add_parser("generate", help="generate certified puzzles (planted fleet, hints until unique)")
     g.add_argument("--rows", type=int, required=True, metavar="R")
@@ -163,6 +172,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from harness.core.status import Task
     from harness.puzzle.formats import FORMATS, read_instance
     from harness.runner.isolated import IsolatedSolver
+    from harness.runner.process import DEFAULT_GRACE_S
     from harness.solve import solve_in_process
 
     cls = check_pair(args.backend, args.formulation)
@@ -178,10 +188,15 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         raise UsageError("--time-limit must be a number of seconds > 0")
     if args.format is not None and args.format not in FORMATS:
         raise UsageError(f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})")
+    if args.grace is not None and not 0 <= args.grace < 1e5:
+        raise UsageError("--grace must be a number of seconds >= 0")
+    if args.memory_mb is not None and args.memory_mb < 64:
+        raise UsageError("--memory-mb must be at least 64 (a Python worker needs that much)")
     task = Task() if args.count is None else Task.count(args.count)
 
     exit_code = 0
-    with IsolatedSolver() as isolated:
+    grace = DEFAULT_GRACE_S if args.grace is None else args.grace
+    with IsolatedSolver(grace_s=grace, memory_mb=args.memory_mb) as isolated:
         for path in args.paths:
             try:
                 inst = read_instance(path, args.format)
@@ -262,9 +277,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     outcome = run_campaign(config, fresh=args.fresh, live=live, interval_s=args.interval)
     print(f"results: {outcome.output} ({outcome.total} runs; {outcome.executed} executed now, "
           f"{outcome.resumed} were already stored)")
-    if outcome.interrupted:
-        return 130
-    return 1 if outcome.wrong else 0
+    return outcome.exit_code
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -290,42 +303,16 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from harness.report.agreement import check_agreement, find_manifest, load_manifest, render_problems
-    from harness.report.data import load
-    from harness.report.regression import compare, improvements, render_regressions
+    from harness.report.gate import CheckOptions, run_check
 
     if args.ratio <= 1:
         raise UsageError("--ratio must be > 1")
     if args.floor < 0:
         raise UsageError("--floor must be >= 0")
-    df = load(args.results)
-    manifest_path = Path(args.manifest) if args.manifest else find_manifest(Path(args.results))
-    manifest = load_manifest(manifest_path) if manifest_path else None
-    problems = check_agreement(df, manifest)
-    n_inst, n_pairs = df["instance_path"].nunique(), df["pair"].nunique()
-    if problems:
-        print(render_problems(problems))
-        print(f"check: {len(problems)} problem(s) in {len(df)} runs ({n_inst} instances, {n_pairs} pairs)")
-    else:
-        where = f"; expected statuses from {manifest_path}" if manifest_path else ""
-        print(f"agreement: {len(df)} runs, {n_inst} instances, {n_pairs} pairs: every board verified, "
-              f"all pairs agree{where}")
-    regressions = []
-    if args.baseline:
-        old = load(args.baseline)
-        regressions = compare(old, df, ratio=args.ratio, floor_s=args.floor)
-        better = improvements(old, df, ratio=args.ratio, floor_s=args.floor)
-        if regressions:
-            print(render_regressions(regressions))
-            print(f"check: {len(regressions)} regression(s) against {args.baseline}")
-        else:
-            print(f"regression: none against {args.baseline} (ratio {args.ratio:g}, floor {args.floor:g} s)")
-        if better:
-            print(f"improvements: {len(better)}")
-            print(render_regressions(better))
-    return 1 if problems or regressions else 0
+    opts = CheckOptions(baseline=args.baseline, ratio=args.ratio, floor_s=args.floor, time=args.time,
+                        manifest=args.manifest, allow_incomplete=args.allow_incomplete,
+                        allow_errors=args.allow_errors)
+    return run_check(args.results, opts, sys.stdout)
 
 
 # --------------------------------------------------------------------------- generate
@@ -457,7 +444,7 @@ def _made_by(path: Path, command: str) -> bool:
 
 # --------------------------------------------------------------------------- convert
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from harness.puzzle.formats import FORMATS, detect_format, format_instance, read_instance, write_instance
+    from harness.puzzle.formats import FORMATS, format_instance, output_format, read_instance, write_instance
 
     for fmt in (args.src_format, args.dst_format):
         if fmt is not None and fmt not in FORMATS:
@@ -466,7 +453,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     if args.dst == "-":
         sys.stdout.write(format_instance(inst, args.dst_format or "native"))
         return 0
-    fmt = args.dst_format or detect_format(args.dst)
+    fmt = args.dst_format or output_format(args.dst)
     write_instance(inst, args.dst, fmt)
     print(f"wrote {args.dst} ({fmt})", file=sys.stderr)
     return 0

@@ -5,6 +5,7 @@
     |   +-- InstanceFormatError    an instance file cannot be read (file, place, problem)
     |   +-- UsageError             an unknown backend, formulation, option or format
     |   +-- StoreMismatch          a results directory holds another config's campaign
+    |   +-- StoreDamaged           a results store fails SQLite's integrity check
     +-- BackendUnavailable         a solver library cannot be imported
     +-- BackendError               a solver failed while building or solving
 """
@@ -50,6 +51,10 @@ class UsageError(InputError):
 
 class StoreMismatch(InputError):
     """A results store already holds a campaign run from a different config."""
+
+
+class StoreDamaged(InputError):
+    """A results store is damaged (overwritten pages, truncated, empty): one line naming the file."""
 
 
 class BackendUnavailable(HarnessError):

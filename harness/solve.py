@@ -115,6 +115,7 @@ class Outcome:
     model: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     peak_rss_mb: float | None = None
+    cpu_s: float | None = None  # user + system CPU of the worker and its children during the run
 
 
 def execute(

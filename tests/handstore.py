@@ -5,7 +5,9 @@ defaults (the pair label is split into backend and formulation; ``count``, ``ans
 ``termination``, ``verdict``, ``exhausted`` and ``complete`` follow from the status and
 the boards unless given: as in the runner, a count-2 run that stopped at 2 boards is
 neither exhausted nor complete);
-``make_store(directory, runs)`` writes them into a real ``ResultsStore``.
+``make_store(directory, runs)`` writes them into a real ``ResultsStore`` with a plan of
+exactly those runs (a complete campaign); ``plan=`` gives another plan (more runs than
+stored: an interrupted campaign) or ``None`` (no plan recorded, as in old stores).
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def run(instance: str, pair: str, status: str, wall_s: float | None, *, repetiti
                                            next(v for v in verdicts if v != "ok")),
         count=len(boards), complete=int(status == "unsat" or (status == "sat" and len(boards) < 2)),
         build_s=None if wall_s is None else wall_s * 0.2, solve_s=None if wall_s is None else wall_s * 0.7,
-        wall_s=wall_s, solver_reported_s=None if wall_s is None else wall_s * 0.7,
+        wall_s=wall_s, cpu_s=None if wall_s is None else wall_s * 0.9,
+        solver_reported_s=None if wall_s is None else wall_s * 0.7,
         overshoot_s=max((wall_s or 0) - time_limit_s, 0.0), peak_rss_mb=100.0,
         variables=1000, constraints=2000, placements=500, solver_version=f"{backend} 1.0",
         versions=dumps({backend: "1.0"}), host="testhost", worker_pid=1,
@@ -57,10 +60,21 @@ def run(instance: str, pair: str, status: str, wall_s: float | None, *, repetiti
     return rec
 
 
+_RUNS = object()
+
+
+def plan_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The store's plan rows for these run records."""
+    from harness.store.sqlite import PLAN_COLUMNS
+
+    return [{c: rec.get(c) for c in PLAN_COLUMNS} for rec in runs]
+
+
 def make_store(directory: Path, runs: list[dict[str, Any]], *, campaign: str = "hand",
-               config_hash: str = "hand0001") -> Path:
+               config_hash: str = "hand0001", plan: Any = _RUNS) -> Path:
+    planned = plan_rows(runs) if plan is _RUNS else (None if plan is None else plan_rows(plan))
     with ResultsStore(directory) as store:
-        store.begin(campaign, config_hash, "# hand-built\n")
+        store.begin(campaign, config_hash, "# hand-built\n", plan=planned)
         for rec in runs:
             rec = {**rec, "campaign": campaign, "config_hash": config_hash}
             assert store.add(rec), rec["run_id"]

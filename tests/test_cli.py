@@ -60,6 +60,8 @@ def test_solve_json_has_the_documented_keys(capsys, puzzle):
     (["--threads", "-1"], "'threads' of backend 'cpsat' must be >= 1"),
     (["--backend", "mip", "--seed", "-3"], "'seed' of backend 'mip' must be >= 0"),
     (["--format", "xml"], "unknown format 'xml'"),
+    (["--grace", "-1"], "--grace must be"),
+    (["--memory-mb", "10"], "--memory-mb must be at least 64"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(capsys, puzzle, argv, needle):
     code, out, err = run(capsys, "solve", str(puzzle), *argv)
@@ -92,7 +94,7 @@ def test_wrong_board_is_never_shown_as_solved(capsys, tmp_path):
     assert code == 1 and obj["status"] == "wrong" and obj["boards"] == []
 
 
-@pytest.mark.parametrize("suffix", [".txt", ".dzn", ".toml"])
+@pytest.mark.parametrize("suffix", [".txt", ".dzn", ".toml", ""])
 def test_convert_round_trip(capsys, puzzle, tmp_path, suffix):
     dst = tmp_path / f"copy{suffix}"
     code, _, err = run(capsys, "convert", str(puzzle), str(dst))
@@ -124,3 +126,23 @@ def test_command_line_errors_are_one_line(argv):
     proc = subprocess.run([sys.executable, "-m", "harness.cli", *argv], capture_output=True, text=True)
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("battlebench: error:")
+
+
+def test_an_extension_less_target_is_written_as_jolyonb(capsys, puzzle, tmp_path):
+    dst = tmp_path / "puzzle7"  # does not exist yet: its format comes from the name, not the content
+    code, _, err = run(capsys, "convert", str(puzzle), str(dst))
+    assert code == 0 and "(jolyonb)" in err, err
+    assert dst.read_text().startswith("# Row clues") and read_instance(dst).same_puzzle(read_instance(puzzle))
+
+
+def test_solve_takes_the_campaign_limits(capsys, puzzle):
+    start = __import__("time").perf_counter()
+    code, out, err = run(capsys, "solve", str(puzzle), "-b", "fake", "-o", "mode=stubborn", "-o", "seconds=30",
+                         "--time-limit", "0.3", "--grace", "0.2", "--json")
+    took = __import__("time").perf_counter() - start
+    assert code == 1 and json.loads(out)["status"] == "timeout" and took < 5  # killed at 0.3 + 0.2 s
+    code, out, err = run(capsys, "solve", str(puzzle), "-b", "fake", "-o", "mode=hog", "-o", "megabytes=3000",
+                         "--memory-mb", "600", "--json")
+    assert code == 1 and json.loads(out)["status"] == "memout"
+    obj = json.loads(run(capsys, "solve", str(puzzle), "--json", "--memory-mb", "2048")[1])
+    assert obj["status"] == "sat" and obj["times"]["cpu_s"] is not None

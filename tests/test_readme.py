@@ -54,3 +54,83 @@ def test_readme_main_command_runs_a_shipped_config():
     assert len(main) == 1
     config = main[0].split("battlebench run", 1)[1].split()[0]
     assert (ROOT / config).is_file()
+
+
+# -- every command as printed ------------------------------------------------------------------
+
+import os
+import shlex
+import subprocess
+import sys
+
+from harness.cli import _build_parser
+
+PRODUCED = {"sb.dzn"}  # files an earlier README command writes
+
+
+def _sh_lines() -> list[str]:
+    """Every command line of the README's sh blocks: continuations joined, comments and `&` stripped,
+    `&&` chains split."""
+    out = []
+    for block in re.findall(r"```sh\n(.*?)```", README, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = re.sub(r"\s+#.*$", "", line).strip().rstrip("&").strip()
+            out += [part.strip() for part in line.split("&&") if part.strip()]
+    return out
+
+
+def _battlebench(line: str) -> list[str] | None:
+    argv = shlex.split(line)
+    if argv and argv[0] in ("battlebench", ".venv/bin/battlebench"):
+        return argv[1:]
+    return None
+
+
+def test_every_battlebench_command_in_the_readme_parses_and_names_files_that_exist():
+    parser = _build_parser()
+    seen = 0
+    for line in _sh_lines():
+        argv = _battlebench(line)
+        if argv is None:
+            if line.startswith(".venv/bin/python benchmarks/"):
+                assert (ROOT / shlex.split(line)[1]).is_file(), line
+            continue
+        seen += 1
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit:
+            raise AssertionError(f"the README's command does not parse: {line}") from None
+        if args.command == "run":
+            assert (ROOT / args.config).is_file(), line
+        if args.command == "solve":
+            assert all((ROOT / p).is_file() for p in args.paths), line
+        if args.command == "convert":
+            assert (ROOT / args.src).is_file() or args.src in PRODUCED, line
+    assert seen >= 30
+
+
+def test_bare_battlebench_commands_come_after_the_venv_is_activated():
+    first_bare = min(README.index(f"\n{line}") for line in _sh_lines() if line.startswith("battlebench "))
+    assert README.index("source .venv/bin/activate") < first_bare
+
+
+def test_the_tour_runs_as_printed(tmp_path):
+    """The tour's commands, verbatim, in a checkout-like folder with the venv on PATH (as after
+    `source .venv/bin/activate`); the two solbat lines (45 minutes) are only parsed above."""
+    tour = re.search(r"```sh\n(source \.venv/bin/activate\n.*?)```", README, re.S).group(1)
+    for name in ("instances", "configs"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    env = dict(os.environ, PATH=f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}",
+               PYTHONPATH=str(ROOT))
+    ran = 0
+    for line in tour.splitlines()[1:]:
+        command = re.sub(r"\s+#.*$", "", line).strip()
+        if "solbat.toml" in command or "results/solbat" in command:
+            continue
+        res = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=300)
+        assert res.returncode == 0, (command, res.stdout[-2000:], res.stderr[-2000:])
+        ran += 1
+    assert ran == 10
+    assert (tmp_path / "results" / "smoke" / "report" / "index.html").is_file()
+    assert (tmp_path / "puzzle7").read_text().startswith("# Row clues")

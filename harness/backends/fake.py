@@ -2,8 +2,9 @@
 
 It has no solver: ``mode`` says what to do.  ``answer`` returns the boards listed in
 the instance's ``meta["fake_boards"]`` (or ``meta["planted"]``) as they are, right or
-wrong, so the verifier and ``classify`` can be tested; the other modes misbehave on
-purpose so that limits and crash handling can be tested: ``stubborn`` blocks SIGTERM
+wrong, so the verifier and ``classify`` can be tested; ``work`` does a fixed amount of
+CPU work first (for CPU-time measurements); the other modes misbehave on purpose so
+that limits and crash handling can be tested: ``stubborn`` blocks SIGTERM
 (like a solver deep in C code) and answers late, ``spawn`` leaves a grandchild
 process behind (for the process-group kill).
 """
@@ -26,9 +27,10 @@ class FakeBackend(Backend):
     name: ClassVar[str] = "fake"
     formulations: ClassVar[tuple[str, ...]] = ("placement", "cell")
     options: ClassVar[dict[str, Option]] = {
-        "mode": Option("answer", str, ("answer", "sleep", "spin", "crash", "raise", "exit", "hog",
+        "mode": Option("answer", str, ("answer", "sleep", "spin", "work", "crash", "raise", "exit", "hog",
                                       "stubborn", "spawn", "segfault", "import")),
         "seconds": Option(1.0, float, help="how long to sleep or spin"),
+        "iterations": Option(1_000_000, int, help="mode work: a fixed amount of CPU work (loop iterations)"),
         "megabytes": Option(0, int, help="how much memory to allocate (mode hog)"),
         "exhausted": Option(True, bool, help="claim the search was exhausted"),
         "pidfile": Option("", str, help="mode spawn: write the grandchild's pid here"),
@@ -49,6 +51,10 @@ class FakeBackend(Backend):
             end = time.perf_counter() + self.opts["seconds"]
             while time.perf_counter() < end:
                 pass
+        elif mode == "work":  # the same CPU time however busy the machine is; wall time varies
+            x = 0
+            for i in range(self.opts["iterations"]):
+                x ^= i
         elif mode == "raise":
             raise BackendError("fake backend raised on request")
         elif mode == "crash":

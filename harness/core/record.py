@@ -47,6 +47,7 @@ COLUMNS: dict[str, str] = {
     "build_s": "REAL",  # abstract model + native model, in the worker
     "solve_s": "REAL",  # enumeration, in the worker
     "wall_s": "REAL",  # measured by the runner, from dispatch to answer or to the worker's end
+    "cpu_s": "REAL",  # user + system CPU of the worker's process tree during the run
     "solver_reported_s": "REAL",  # what the solver says it used
     "overshoot_s": "REAL",  # wall_s beyond time_limit_s (0 when within)
     "peak_rss_mb": "REAL",  # peak resident memory of the worker during the run

@@ -19,23 +19,35 @@ Definitions (t = a cell's time, L = the time limit):
 * shifted geometric mean ``sgm_s``: exp(mean(log(t + shift_s))) − shift_s;
 * virtual best (VBS) of an instance: the smallest t over pairs; ``vbs_gap_s`` of a pair:
   mean over its instances of (its t − the VBS t);
-* ``unique_solves``: instances this pair solved and no other pair did.
+* ``unique_solves``: instances this pair solved and no other pair did;
+* ``sgm_lo``, ``sgm_hi``: the 95 % bootstrap interval of ``sgm_s`` over instances;
+  ``sgm_ratio``: sgm_s / the winner's (the first row's) sgm_s, with ``ratio_lo``,
+  ``ratio_hi`` its paired bootstrap interval and ``tie`` = ``noise`` / ``resolution``
+  when the pair cannot be told apart from the winner (:mod:`harness.report.noise`);
+* ``cpu_median_s``: the median ``cpu_s`` of solved runs; ``cpu_total_s``: the sum over
+  every run (user + system CPU of the worker's process tree).
+
+The caller decides which runs are ranked: the report and the check pass only the runs on
+the instances every pair has results on (:mod:`harness.report.completeness`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from harness.report import noise
 from harness.report.data import INSTANCE_KEY, STATUSES, penalized_time, ranking_time, solved_mask, \
     with_instance_key
 
 PAIR_COLUMNS = [
     "pair", "backend", "formulation", "runs", "instances", "solved", "sat", "unsat", "timeout",
-    "memout", "error", "wrong", "par2_s", "par10_s", "sgm_s", "sgm_ratio", "mean_s", "median_s",
+    "memout", "error", "wrong", "par2_s", "par10_s", "sgm_s", "sgm_lo", "sgm_hi", "sgm_ratio",
+    "ratio_lo", "ratio_hi", "tie", "mean_s", "median_s", "cpu_median_s", "cpu_total_s",
     "vbs_gap_s", "unique_solves", "build_share", "solve_share", "median_variables",
     "median_constraints", "median_peak_rss_mb", "median_overshoot_s", "max_overshoot_s",
 ]
@@ -112,6 +124,7 @@ def _runs(df: pd.DataFrame) -> pd.DataFrame:
         "par2_s": penalized_time(df, 2),
         "par10_s": penalized_time(df, 10),
         "wall_s": df["wall_s"].astype("float64"),
+        "cpu_s": df["cpu_s"].astype("float64"),
         "build_s": df["build_s"].astype("float64"),
         "solve_s": df["solve_s"].astype("float64"),
         "overshoot_s": df["overshoot_s"].astype("float64"),
@@ -183,6 +196,8 @@ def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shif
         timed = solved_runs.dropna(subset=["build_s", "solve_s"])
         total = float(timed["build_s"].sum() + timed["solve_s"].sum())
         build_share = float(timed["build_s"].sum()) / total if total > 0 else NAN
+        sgm_lo, sgm_hi = noise.sgm_interval(c["time_s"], shift)
+        cpu = r["cpu_s"].dropna()
         rows.append({
             "pair": pair,
             "backend": r["backend"].iloc[0],
@@ -194,9 +209,16 @@ def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shif
             "par2_s": float(c["par2_s"].mean()),
             "par10_s": float(c["par10_s"].mean()),
             "sgm_s": shifted_geomean(c["time_s"], shift),
-            "sgm_ratio": NAN,  # below, once every pair's sgm is known
+            "sgm_lo": sgm_lo,
+            "sgm_hi": sgm_hi,
+            "sgm_ratio": NAN,  # below, once the winner is known
+            "ratio_lo": NAN,
+            "ratio_hi": NAN,
+            "tie": "",
             "mean_s": float(solved_runs["wall_s"].mean()) if len(solved_runs) else NAN,
             "median_s": _median(solved_runs["wall_s"]),
+            "cpu_median_s": _median(solved_runs["cpu_s"]),
+            "cpu_total_s": float(cpu.sum()) if len(cpu) else NAN,
             "vbs_gap_s": float((c["time_s"] - c["best_s"]).mean()),
             "unique_solves": int((c["solved"] & (c["solved_by"] == 1)).sum()),
             "build_share": build_share,
@@ -208,11 +230,31 @@ def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shif
             "max_overshoot_s": _max(timeouts["overshoot_s"]),
         })
     table = pd.DataFrame(rows, columns=PAIR_COLUMNS)
-    sgms = table["sgm_s"].dropna()
-    best = float(sgms.min()) if len(sgms) else NAN
-    table["sgm_ratio"] = [_ratio(float(s), best) for s in table["sgm_s"]]
-    return table.sort_values(["solved", "sgm_s", "pair"], ascending=[False, True, True],
-                             na_position="last", kind="mergesort", ignore_index=True)
+    table = table.sort_values(["solved", "sgm_s", "pair"], ascending=[False, True, True],
+                              na_position="last", kind="mergesort", ignore_index=True)
+    _against_winner(table, cells, shift)
+    return table
+
+
+def _against_winner(table: pd.DataFrame, cells: pd.DataFrame, shift: float) -> None:
+    """Fill sgm_ratio, its paired interval and the tie column, relative to the first row."""
+    winner = table.iloc[0]
+    times = cells.pivot_table(index=INSTANCE_KEY, columns="pair", values="time_s", aggfunc="first")
+    base = times[winner["pair"]] if winner["pair"] in times.columns else None
+    ratios, los, his, ties = [], [], [], []
+    for _, r in table.iterrows():
+        ratio = _ratio(float(r["sgm_s"]), float(winner["sgm_s"]))
+        lo = hi = NAN
+        if r["pair"] == winner["pair"]:
+            lo = hi = 1.0 if not math.isnan(ratio) else NAN
+        elif base is not None and r["pair"] in times.columns:
+            lo, hi = noise.ratio_interval(times[r["pair"]], base, shift)
+        same = int(r["solved"]) == int(winner["solved"]) and r["pair"] != winner["pair"]
+        ties.append(noise.tie(float(winner["sgm_s"]), float(r["sgm_s"]), lo, hi) if same else "")
+        ratios.append(ratio)
+        los.append(lo)
+        his.append(hi)
+    table["sgm_ratio"], table["ratio_lo"], table["ratio_hi"], table["tie"] = ratios, los, his, ties
 
 
 # -- public tables -------------------------------------------------------------------------
@@ -396,41 +438,91 @@ def _times(r: float) -> str:
     return f"{r:.1f}×" if r < 10 else f"{r:.0f}×"
 
 
-def headline(df: pd.DataFrame, shift_s: float = 1.0) -> str:
-    """One or two plain sentences: which pair wins, by how much, and whether any run was wrong.
+def _interval(lo: float, hi: float) -> str:
+    if math.isnan(lo) or math.isnan(hi):
+        return ""
+    return f", 95% CI {_fmt_ratio(lo)}–{_fmt_ratio(hi)}"
 
-    The comparison uses each pair's sgm_s relative to the winner's (with the solved count
-    where it differs); the three pairs after the winner are named, then only the last.
-    """
-    pairs = pair_table(df, shift_s)
-    if pairs.empty:
-        return "No runs in these results."
+
+def _fmt_ratio(r: float) -> str:
+    return f"{r:.2f}" if r < 10 else f"{r:.0f}"
+
+
+def _solved(r: pd.Series) -> str:
+    return f"{int(r['solved'])}/{int(r['instances'])}"
+
+
+def _winner_sentence(pairs: pd.DataFrame) -> str:
     win = pairs.iloc[0]
     n = int(win["instances"])
-    first = (f"{win['pair']} wins: {int(win['solved'])}/{n} solved, "
-             f"shifted geometric mean {_secs(float(win['sgm_s']))} s")
+    sgm = f"shifted geometric mean {_secs(float(win['sgm_s']))} s"
     if len(pairs) == 1:
-        first = (f"{win['pair']} is the only pair: {int(win['solved'])}/{n} solved, "
-                 f"shifted geometric mean {_secs(float(win['sgm_s']))} s")
+        return f"{win['pair']} is the only pair: {_solved(win)} solved, {sgm}"
+    tied = pairs.iloc[1:][pairs.iloc[1:]["tie"].astype(str) != ""]
+    if len(tied):
+        names = [str(win["pair"])] + [str(p) for p in tied["pair"]]
+        who = " and ".join(names) if len(names) == 2 else ", ".join(names[:-1]) + " and " + names[-1]
+        first = tied.iloc[0]
+        if (tied["tie"] == "resolution").all():
+            secs = " and ".join(f"{_secs(float(x))} s" for x in [win["sgm_s"], *tied["sgm_s"]])
+            return (f"No single winner: {who} tie at the timer's resolution ({_solved(win)} solved each; "
+                    f"shifted geometric means {secs} are closer than {noise.RESOLUTION_S * 1000:g} ms)")
+        return (f"No single winner: {who} tie within noise ({_solved(win)} solved each; "
+                f"{first['pair']} / {win['pair']} = {_fmt_ratio(float(first['sgm_ratio']))}×"
+                f"{_interval(float(first['ratio_lo']), float(first['ratio_hi']))}); "
+                f"the smallest {sgm} is {win['pair']}'s")
+    lo, hi = float(win["sgm_lo"]), float(win["sgm_hi"])
+    ci = "" if math.isnan(lo) or math.isnan(hi) else f" (95% CI {_secs(lo)}–{_secs(hi)} s)"
+    return f"{win['pair']} wins: {_solved(win)} solved, {sgm}{ci}"
+
+
+def headline(df: pd.DataFrame, shift_s: float = 1.0, *, completeness: Any = None) -> str:
+    """Plain sentences: which pair wins (or which tie within noise), by how much, how sure, anything wrong.
+
+    ``df`` is the runs pairs are ranked on; ``completeness`` (a
+    :class:`harness.report.completeness.Completeness`) puts "incomplete: N of M runs" and
+    the instances left out first.  Ratios are each pair's sgm_s over the winner's, with
+    their 95 % paired bootstrap interval; the three pairs after the winner are named, then
+    only the last.  Pairs tied with the winner (:func:`harness.report.noise.tie`) make the
+    headline say so instead of naming a winner.
+    """
+    lead = completeness.sentence() + " " if completeness is not None and completeness.sentence() else ""
+    pairs = pair_table(df, shift_s)
+    if pairs.empty:
+        return lead + "No runs in these results." if lead else "No runs in these results."
+    win = pairs.iloc[0]
+    n = int(win["instances"])
+    first = _winner_sentence(pairs)
     others = []
     rest = pairs.iloc[1:]
+    rest = rest[rest["tie"].astype(str) == ""]
     shown = list(range(min(3, len(rest))))
     if len(rest) > 3:
         shown.append(len(rest) - 1)
     for i in shown:
         r = rest.iloc[i]
-        ratio = _ratio(float(r["sgm_s"]), float(win["sgm_s"]))
-        note = ""
+        ratio = float(r["sgm_ratio"])
+        ci = _interval(float(r["ratio_lo"]), float(r["ratio_hi"]))[2:]
+        solved = ""
         if int(r["solved"]) != int(win["solved"]) or int(r["instances"]) != n:
-            note = f" ({int(r['solved'])}/{int(r['instances'])} solved)"
+            solved = f"{_solved(r)} solved"
+        last = i == len(rest) - 1 and len(rest) > 3
+        notes = "; ".join(x for x in ([solved] if last else [ci, solved]) if x)
+        note = f" ({notes})" if notes else ""
         if i == 0:
             how = "slower" if math.isnan(ratio) or ratio >= 1 else "the time"
-            others.append(f"the runner-up {r['pair']} is {_times(ratio)} {how}{note}")
-        elif i == len(rest) - 1 and len(rest) > 3:
+            label = "the runner-up" if len(rest) == len(pairs) - 1 else "next"
+            others.append(f"{label} {r['pair']} is {_times(ratio)} {how}{note}")
+        elif last:
             others.append(f"and {len(rest) - 3} more, the last {r['pair']} {_times(ratio)}{note}")
         else:
             others.append(f"{r['pair']} {_times(ratio)}{note}")
-    sentence = first + ("; " + ", ".join(others) if others else "") + "."
+    sentence = lead + first + ("; " + ", ".join(others) if others else "") + "."
+    reps = int(pairs["runs"].max()) > int(pairs["instances"].max()) if len(pairs) else False
+    if len(pairs) > 1 and n >= 2:
+        sentence += (f" Intervals: bootstrap over the {n} instances"
+                     + ("." if reps else "; one run per pair and instance, so run-to-run timing noise "
+                                        "is not in them."))
     wrong = pairs[pairs["wrong"] > 0]
     total = int(pairs["wrong"].sum())
     if total == 0:

@@ -2,7 +2,12 @@
 
 Runs are matched on (instance, pair, task, seed), the instance by its content hash
 (``instance_hash``, else ``instance_path``); the repetitions of one match are summed up
-as one status and the median ``wall_s``.
+as one status and a list of times.
+
+Times are CPU times (``cpu_s``: user + system CPU of the worker's process tree) unless
+``time="wall"``: CPU time hardly moves when the machine is busy with other work, wall
+time does.  A match with a run that has no ``cpu_s`` (stores made before it was
+recorded) is compared on wall time, and said so.
 
 Regressions (:func:`compare`):
 
@@ -10,8 +15,12 @@ Regressions (:func:`compare`):
     decided (sat / unsat) -> undecided (timeout / memout / error); anything -> wrong;
     sat <-> unsat.
 ``slowdown``
-    both decided with the same status and ``new median > ratio x old median``, unless
-    both medians are below ``floor_s`` (the noise floor).
+    both decided with the same status, and the new times are more than ``ratio`` × the
+    old: with at least :data:`MIN_REPS` runs on each side, the new median is above
+    ``ratio`` × the old median *and* a one-sided Mann–Whitney U test says the new times
+    are larger than ``ratio`` × the old ones (p <= :data:`ALPHA`; the distributions
+    are compared, not two numbers); with fewer runs, the new median is above ``ratio`` ×
+    the old median.  Never when both medians are below ``floor_s`` (the noise floor).
 ``missing``
     an (instance, pair) of the baseline with no run at all in the new results.
 
@@ -29,6 +38,13 @@ from typing import Any
 import pandas as pd
 
 from harness.report.data import clean as _clean
+
+TIMES = ("cpu", "wall")
+"""The time a slowdown is judged on: ``cpu_s`` (default) or ``wall_s``."""
+MIN_REPS = 3
+"""Runs needed on both sides before slowdowns are judged by a test on the distributions
+(with 3 against 3 the smallest one-sided Mann–Whitney p-value is 1/20 = 0.05)."""
+ALPHA = 0.05
 
 REGRESSION_KINDS = ("status", "slowdown", "missing")
 IMPROVEMENT_KINDS = ("solved", "speedup")
@@ -62,7 +78,8 @@ class Regression:
 class _Group:
     instance: str
     statuses: list[str]
-    walls: list[float]
+    walls: list[float]  # the times judged: cpu_s or wall_s, per run
+    on_wall: bool = False  # cpu_s was asked for but some run has none: these are wall_s
 
     @property
     def status(self) -> str:
@@ -86,8 +103,11 @@ class _Group:
 _Key = tuple[str, str, str, int | None]
 
 
-def _groups(df: pd.DataFrame) -> dict[_Key, _Group]:
+def _groups(df: pd.DataFrame, time: str = "wall") -> dict[_Key, _Group]:
+    if time not in TIMES:
+        raise ValueError(f"time must be one of {TIMES}, not {time!r}")
     out: dict[_Key, _Group] = {}
+    cpu: dict[_Key, list[float | None]] = {}
     for rec in df.to_dict("records"):
         rec = {k: _clean(v) for k, v in rec.items()}
         instance = str(rec.get("instance") or rec.get("instance_path") or "?")
@@ -100,7 +120,21 @@ def _groups(df: pd.DataFrame) -> dict[_Key, _Group]:
         wall = rec.get("wall_s")
         if wall is not None:
             group.walls.append(float(wall))
+        cpu.setdefault(key, []).append(rec.get("cpu_s"))
+    if time == "cpu":
+        for key, group in out.items():
+            values = cpu[key]
+            if all(v is not None for v in values):
+                group.walls = [float(v) for v in values]
+            else:
+                group.on_wall = True
     return out
+
+
+def wall_fallbacks(old_df: pd.DataFrame, new_df: pd.DataFrame) -> int:
+    """How many matched (instance, pair, task, seed) are judged on wall time for want of cpu_s."""
+    old, new = _groups(old_df, "cpu"), _groups(new_df, "cpu")
+    return sum(1 for key, o, n in _matched(old, new) if o.on_wall or n.on_wall)
 
 
 def _where(task: str, seed: int | None) -> str:
@@ -117,13 +151,21 @@ def _make(kind: str, key: _Key, group: _Group, old: Any, new: Any, ratio: float 
     return Regression(kind, group.instance, pair, old, new, ratio, message, task, seed)
 
 
-def _slower(a: float | None, b: float | None, ratio: float, floor_s: float) -> bool:
-    """Is b more than ``ratio`` times a (and not both under the noise floor)?"""
-    if a is None or b is None:
-        return False
-    if a < floor_s and b < floor_s:
-        return False
-    return b > ratio * a
+def _slower(a: list[float], b: list[float], ratio: float, floor_s: float) -> tuple[bool, str]:
+    """Are the times ``b`` more than ``ratio`` times the times ``a``?  (verdict, how it was judged)."""
+    if not a or not b:
+        return False, ""
+    ma, mb = statistics.median(a), statistics.median(b)
+    if ma < floor_s and mb < floor_s:
+        return False, ""
+    if not mb > ratio * ma:
+        return False, ""
+    if len(a) >= MIN_REPS and len(b) >= MIN_REPS:
+        from scipy.stats import mannwhitneyu
+
+        p = float(mannwhitneyu(b, [ratio * x for x in a], alternative="greater").pvalue)
+        return p <= ALPHA, f"Mann-Whitney p = {p:.3g}, {len(a)} vs {len(b)} runs"
+    return True, "" if len(a) == len(b) == 1 else f"medians of {len(a)} vs {len(b)} runs"
 
 
 def _ratio(num: float, den: float) -> float:
@@ -147,17 +189,27 @@ def _changed(kind: str, key: _Key, o: _Group, n: _Group, note: str = "") -> Regr
     return _make(kind, key, n, o.describe(), n.describe(), None, f"{o.describe()} -> {n.describe()}{note}")
 
 
-def _timed(kind: str, key: _Key, o: _Group, n: _Group, ratio: float, word: str) -> Regression:
-    """A slowdown or speed-up between two medians."""
-    assert o.median is not None and n.median is not None
-    return _make(kind, key, n, o.median, n.median, ratio,
-                 f"{ratio:.2f}x {word}: median {_seconds(o.median)} -> {_seconds(n.median)}")
+def _timed(kind: str, key: _Key, a: list[float], b: list[float], ratio: float, word: str, how: str,
+           basis: str, group: _Group) -> Regression:
+    """A slowdown or speed-up between two lists of times (``a`` old, ``b`` new)."""
+    old, new = statistics.median(a), statistics.median(b)
+    note = "; ".join(x for x in (basis, how) if x)
+    return _make(kind, key, group, old, new, ratio,
+                 f"{ratio:.2f}x {word}: median {_seconds(old)} -> {_seconds(new)}" + (f" ({note})" if note else ""))
+
+
+def _basis(time: str, o: _Group, n: _Group) -> str:
+    return "wall: no cpu_s stored" if time == "cpu" and (o.on_wall or n.on_wall) else time
 
 
 def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
-            floor_s: float = 0.1) -> list[Regression]:
-    """The regressions from ``old_df`` (the baseline) to ``new_df``: status, slowdown, missing."""
-    old, new = _groups(old_df), _groups(new_df)
+            floor_s: float = 0.1, time: str = "wall") -> list[Regression]:
+    """The regressions from ``old_df`` (the baseline) to ``new_df``: status, slowdown, missing.
+
+    ``time``: ``cpu`` or ``wall``, the time slowdowns are judged on (see the module docstring).
+    """
+    old, new = _groups(old_df, time), _groups(new_df, time)
+    wall_old, wall_new = _groups(old_df, "wall"), _groups(new_df, "wall")
     out: list[Regression] = []
     for key, o, n in _matched(old, new):
         os_, ns = o.status, n.status
@@ -167,8 +219,12 @@ def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
             out.append(_changed("status", key, o, n))
         elif os_ in DECIDED and ns in DECIDED and os_ != ns:
             out.append(_changed("status", key, o, n, ": the answer flipped"))
-        elif os_ in DECIDED and ns == os_ and _slower(o.median, n.median, ratio, floor_s):
-            out.append(_timed("slowdown", key, o, n, _ratio(n.median, o.median), "slower"))
+        elif os_ in DECIDED and ns == os_:
+            a, b = _pick(time, o, n, wall_old[key], wall_new[key])
+            slower, how = _slower(a, b, ratio, floor_s)
+            if slower:
+                out.append(_timed("slowdown", key, a, b, _ratio(statistics.median(b), statistics.median(a)),
+                                  "slower", how, _basis(time, o, n), n))
     seen = {(where, pair) for where, pair, _, _ in new}
     missing: dict[tuple[str, str], list[_Group]] = {}
     for (where, pair, _, _), o in old.items():
@@ -183,15 +239,27 @@ def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
     return out
 
 
+def _pick(time: str, o: _Group, n: _Group, wo: _Group, wn: _Group) -> tuple[list[float], list[float]]:
+    """The old and new times on one basis: cpu when both sides have it, else wall for both."""
+    if time == "cpu" and (o.on_wall or n.on_wall):
+        return wo.walls, wn.walls
+    return o.walls, n.walls
+
+
 def improvements(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
-                 floor_s: float = 0.1) -> list[Regression]:
+                 floor_s: float = 0.1, time: str = "wall") -> list[Regression]:
     """What got better from ``old_df`` to ``new_df`` (kinds ``solved``, ``speedup``); not regressions."""
     out: list[Regression] = []
-    for key, o, n in _matched(_groups(old_df), _groups(new_df)):
+    wall_old, wall_new = _groups(old_df, "wall"), _groups(new_df, "wall")
+    for key, o, n in _matched(_groups(old_df, time), _groups(new_df, time)):
         if o.status not in DECIDED and n.status in DECIDED:
             out.append(_changed("solved", key, o, n))
-        elif o.status in DECIDED and n.status == o.status and _slower(n.median, o.median, ratio, floor_s):
-            out.append(_timed("speedup", key, o, n, _ratio(o.median, n.median), "faster"))
+        elif o.status in DECIDED and n.status == o.status:
+            a, b = _pick(time, o, n, wall_old[key], wall_new[key])
+            faster, how = _slower(b, a, ratio, floor_s)
+            if faster:
+                out.append(_timed("speedup", key, a, b, _ratio(statistics.median(a), statistics.median(b)),
+                                  "faster", how, _basis(time, o, n), n))
     out.sort(key=_order(IMPROVEMENT_KINDS))
     return out
 
@@ -220,5 +288,5 @@ def render_regressions(regs: list[Regression]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["Regression", "REGRESSION_KINDS", "IMPROVEMENT_KINDS", "compare", "improvements",
-           "render_regressions"]
+__all__ = ["ALPHA", "MIN_REPS", "Regression", "REGRESSION_KINDS", "IMPROVEMENT_KINDS", "TIMES", "compare",
+           "improvements", "render_regressions", "wall_fallbacks"]

@@ -2,21 +2,25 @@
 
 :func:`write_report` reads ``RESULTS_DIR/results.sqlite`` and writes into ``OUT_DIR``:
 
-* ``index.html``: one self-contained page (inline CSS, every figure inlined as a base64
-  PNG, no script, no external reference) that opens offline: the headline, the pairs
-  tables, the formulation × backend pivots, the best-of tables, the virtual best,
-  repetitions (if any), the figures, the campaign's provenance and how to read the
-  measures;
+* ``index.html``: one self-contained page (inline CSS and script, every figure inlined
+  as a base64 PNG, no external reference) that opens offline: whether the campaign is
+  complete, the headline, the pairs tables, the instance × pair matrix (sortable,
+  filterable), the failures with their messages, the disputed boards drawn, the
+  formulation × backend pivots, the best-of tables, the virtual best, repetitions (if
+  any), the figures, the campaign's provenance and how to read the measures;
 * ``summary.md``: the same headline and tables as GitHub Markdown, rounded, with the
   figures linked;
 * one CSV per table of :func:`harness.report.metrics.all_tables` (``pairs.csv``, ...),
-  unrounded;
+  unrounded, and ``matrix.csv``, ``failures.csv``, ``completeness.csv``;
 * one PNG per figure of :func:`harness.report.plots.all_figures` (``cactus.png``, ...);
   figures that make no sense for the store (no runs, a single pair) are skipped, the
   reason is printed in both documents and a stale PNG of that name is removed.
 
-Nothing here imports a solver library, the runner or the backends: a report rebuilds on
-a machine with only pandas and matplotlib.
+Pairs are ranked (every table and figure that compares them) only on the instances where
+every pair has its results (:mod:`harness.report.completeness`); the matrix and the
+failures show every stored run of the plan.  Nothing here imports a solver library, the
+runner or the backends: a report rebuilds on a machine with only pandas, matplotlib and
+scipy.
 """
 
 from __future__ import annotations
@@ -34,21 +38,24 @@ from typing import Any
 import pandas as pd
 
 from harness import __version__
-from harness.report import metrics, plots, sizes
-from harness.report.data import load
-from harness.store import ResultsStore
+from harness.report import evidence, matrix, metrics, noise, plots, sizes
+from harness.report.agreement import check_agreement, find_manifest, load_manifest
+from harness.report.completeness import Completeness, load_campaign
 
 NA = "–"
 """How a missing value (NaN, null) is shown in the HTML and Markdown tables."""
 
 OUTCOME_COLUMNS = [
     "pair", "runs", "instances", "solved", "sat", "unsat", "timeout", "memout", "error", "wrong",
-    "par2_s", "par10_s", "sgm_s", "sgm_ratio", "mean_s", "median_s", "vbs_gap_s", "unique_solves",
+    "par2_s", "par10_s", "sgm_s [95% CI]", "× winner [95% CI]", "tie", "median_s", "cpu_median_s",
+    "vbs_gap_s", "unique_solves",
 ]
-"""The pairs table's columns shown as "outcome and speed" (the rest: "model and resources")."""
+"""The pairs table's columns shown as "outcome and speed" (the rest: "model and resources");
+the two bracketed ones are made for display from sgm_s, sgm_lo, sgm_hi and sgm_ratio,
+ratio_lo, ratio_hi (:func:`display_pairs`)."""
 
 RESOURCE_COLUMNS = [
-    "pair", "build_share", "solve_share", "median_variables", "median_constraints",
+    "pair", "mean_s", "cpu_total_s", "build_share", "solve_share", "median_variables", "median_constraints",
     "median_peak_rss_mb", "median_overshoot_s", "max_overshoot_s",
 ]
 
@@ -96,8 +103,22 @@ def _measures(shift_s: float) -> list[tuple[str, str]]:
                                    "one does not dominate; sgm_ratio is relative to the best pair."),
         ("VBS (virtual best solver)", "per instance, the fastest pair; vbs_gap_s is a pair's mean "
                                       "time beyond it, unique_solves the instances only this pair solved."),
-        ("times", "wall_s measured by the runner, from dispatch to answer, in seconds; "
-                  "build_share is the share of in-worker time spent building the model."),
+        ("95% CI, × winner, tie", "sgm_s [95% CI]: the interval of a percentile bootstrap over the "
+                                  "instances (2,000 resamples, fixed seed): how much the score depends on "
+                                  "which instances were drawn. × winner: sgm_s / the winner's, with its "
+                                  "paired bootstrap interval. A pair that solved as many instances as the "
+                                  "winner is tied with it (tie = noise) when that interval contains 1, or "
+                                  f"(tie = resolution) when both means are below, or differ by less than, "
+                                  f"{noise.RESOLUTION_S * 1000:g} ms, the timer's resolution; the headline "
+                                  "then names no single winner. With one run per pair and instance, "
+                                  "run-to-run timing noise is not in the interval: use repetitions."),
+        ("times", "wall_s measured by the runner, from dispatch to answer, in seconds; cpu_s is the "
+                  "user + system CPU time of the worker's process tree during the run (above wall_s "
+                  "when the solver runs threads; far below it when the machine was busy or the "
+                  "solver waited); build_share is the share of in-worker time spent building the model."),
+        ("complete", "the store records every run its config expands to; a run not stored is missing. "
+                     "Pairs are ranked only on the instances where every planned run is stored; the "
+                     "matrix and the failures list every stored run."),
     ]
 
 
@@ -282,10 +303,10 @@ max-width:1200px;padding:1.2em 1.6em 3em;color:#1b1f24;line-height:1.45;backgrou
 h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #d0d7de;
 padding-bottom:.2em}h3{font-size:1.05em;margin-top:1.2em}
 .sub{color:#57606a;font-size:.92em}.headline{font-size:1.08em;background:#eef6ff;border-left:4px solid #0969da;
-padding:.7em 1em;margin:1em 0}
+padding:.7em 1em;margin:1em 0}.warn{background:#fff8c5;border-left:4px solid #bf8700;padding:.6em 1em;margin:1em 0}
 .scroll{overflow-x:auto;margin:.5em 0}table{border-collapse:collapse;font-size:.86em}
 th,td{border:1px solid #d0d7de;padding:.25em .55em;white-space:nowrap;text-align:left}
-th{background:#f6f8fa;position:sticky;top:0}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f6f8fa;position:sticky;top:0;white-space:normal;overflow-wrap:anywhere;vertical-align:bottom}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 tbody tr:nth-child(even){background:#fafbfc}tr.best{font-weight:600;background:#f0fff4}
 .note{color:#57606a;font-style:italic}figure{margin:1.2em 0}figure img{max-width:100%;height:auto;
 border:1px solid #eaeef2}figcaption{color:#424a53;font-size:.92em;max-width:60em}
@@ -296,19 +317,61 @@ code{font-size:.92em}
 """
 
 
+def display_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The pairs table with the two interval columns made readable: ``0.41 [0.35–0.48]``, ``1.7 [1.4–2.1]``."""
+    out = pairs.copy()
+
+    def interval(v: Any, lo: Any, hi: Any) -> str | None:
+        if _missing(v):
+            return None
+        if _missing(lo) or _missing(hi):
+            return format_number(v)
+        return f"{format_number(v)} [{format_number(lo)}–{format_number(hi)}]"
+
+    out["sgm_s [95% CI]"] = [interval(*t) for t in zip(pairs["sgm_s"], pairs["sgm_lo"], pairs["sgm_hi"])]
+    out["× winner [95% CI]"] = [interval(*t) for t in zip(pairs["sgm_ratio"], pairs["ratio_lo"],
+                                                          pairs["ratio_hi"])]
+    out["tie"] = [t or None for t in pairs["tie"]]
+    return out
+
+
+def _completeness_html(c: Completeness) -> str:
+    esc = html.escape
+    if c.complete:
+        return (f'<p class="sub" id="completeness">Complete: all {c.planned} planned runs are stored'
+                + (f" ({c.outside} stored runs outside the plan are left out)" if c.outside else "") + ".</p>")
+    parts = [f'<div class="warn" id="completeness"><b>{esc(c.sentence())}</b>']
+    missing = c.by_pair[c.by_pair["missing"] > 0] if c.known else c.by_pair.iloc[0:0]
+    if len(missing):
+        parts.append("<br>Missing runs per pair: " + ", ".join(
+            f"{esc(str(p))} {int(m)} of {int(n)}" for p, m, n in
+            zip(missing["pair"], missing["missing"], missing["planned"])) + ".")
+    if c.outside:
+        parts.append(f"<br>{c.outside} stored runs are not in the plan (their instance files changed since); "
+                     "they are left out.")
+    parts.append("</div>")
+    return "".join(parts)
+
+
 def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
           figures: dict[str, str], skipped: dict[str, str], facts: list[tuple[str, str]],
-          files: list[str], shift_s: float) -> str:
+          files: list[str], shift_s: float, sections: dict[str, str]) -> str:
     esc = html.escape
-    pairs = tables["pairs"]
+    pairs = display_pairs(tables["pairs"])
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>",
+        f"<title>{esc(title)}</title><style>{_CSS}{matrix.CSS}{evidence.CSS}</style></head><body>",
         f"<h1>{esc(title)}</h1>", f'<p class="sub">{esc(subtitle)}</p>',
+        sections["completeness"],
         f'<p class="headline" id="headline">{esc(headline)}</p>',
+        '<nav class="sub">Sections: <a href="#pairs">pairs</a> · <a href="#matrix-section">every run</a> · '
+        '<a href="#failures">failures</a> · <a href="#disagreements">disagreements</a> · '
+        '<a href="#pivots">formulation × backend</a> · <a href="#figures">figures</a> · '
+        '<a href="#campaign">campaign</a></nav>',
         '<h2 id="pairs">Pairs</h2>',
-        '<p class="sub">Best first: most instances solved, then smallest shifted geometric mean.</p>',
+        '<p class="sub">Best first: most instances solved, then smallest shifted geometric mean; ranked on '
+        "the instances every pair has results on.</p>",
         "<h3>Outcome and speed</h3>",
         html_table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]], first_row_class="best"),
         "<h3>Model and resources</h3>",
@@ -317,6 +380,9 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
     ]
     parts += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _measures(shift_s)]
     parts.append("</dl>")
+    parts += ['<h2 id="matrix-section">Every run: instance × pair</h2>', sections["matrix"]]
+    parts += ['<h2 id="failures">Failures: errors, memouts and timeouts</h2>', sections["failures"]]
+    parts += ['<h2 id="disagreements">Disagreements and wrong boards</h2>', sections["problems"]]
     parts.append('<h2 id="pivots">Formulation × backend</h2>')
     for name in ("pivot_sgm", "pivot_solved"):
         parts += [f"<h3>{esc(TABLE_TITLES[name])}</h3>", html_table(tables[name])]
@@ -359,19 +425,36 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
 
 
 def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
-              pngs: list[str], skipped: dict[str, str], files: list[str], shift_s: float) -> str:
-    pairs = tables["pairs"]
+              pngs: list[str], skipped: dict[str, str], files: list[str], shift_s: float,
+              extra: dict[str, Any]) -> str:
+    pairs = display_pairs(tables["pairs"])
 
     def table(df: pd.DataFrame) -> str:
         return markdown_table(df) if not df.empty and len(df.columns) else "_No rows._"
 
-    out = [f"# {title}", "", subtitle, "", f"**Headline.** {headline}", "",
-           "Full report with every table: [index.html](index.html).", "",
-           "## Pairs", "", "Best first: most instances solved, then smallest shifted geometric mean.", "",
+    completeness: Completeness = extra["completeness"]
+    state = (f"Complete: all {completeness.planned} planned runs are stored." if completeness.complete
+             else f"**{completeness.sentence()}**")
+    out = [f"# {title}", "", subtitle, "", state, "", f"**Headline.** {headline}", "",
+           "Full report with every table, the instance × pair matrix and the disputed boards drawn: "
+           "[index.html](index.html).", "",
+           "## Pairs", "", "Best first: most instances solved, then smallest shifted geometric mean; ranked on "
+           "the instances every pair has results on.", "",
            "### Outcome and speed", "",
            table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]]), "",
            "### Model and resources", "",
            table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]), ""]
+    groups: pd.DataFrame = extra["failure_groups"]
+    out += ["## Failures: errors, memouts and timeouts", ""]
+    out += [table(groups) if not groups.empty else "_No run ended in error, memout or timeout._", "",
+            "Every failed run: [failures.csv](failures.csv); every run: [matrix.csv](matrix.csv).", ""]
+    problems = extra["problems"]
+    out += ["## Disagreements and wrong boards", ""]
+    if problems:
+        out += [f"- `{p.kind}` {p.message}" for p in problems] + ["", "The boards are drawn in "
+                                                                   "[index.html](index.html#disagreements).", ""]
+    else:
+        out += ["_None: every board passed the verifier and all pairs agree._", ""]
     out += ["## Formulation × backend", ""]
     for name in ("pivot_sgm", "pivot_solved"):
         out += [f"### {TABLE_TITLES[name]}", "", table(tables[name]), ""]
@@ -400,36 +483,54 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
     return "\n".join(out)
 
 
-def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 1.0) -> dict[str, Path]:
+EXTRA_TABLES = ("matrix", "failures", "completeness")
+"""CSV files written beside the metrics tables: every run's cell, every failed run, runs missing per pair."""
+
+
+def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 1.0,
+                 manifest: str | Path | None = None) -> dict[str, Path]:
     """Write the report of the store in ``results_dir`` into ``out_dir``; return ``{file name: path}``.
 
     Keys: ``index.html``, ``summary.md``, ``<table>.csv`` for every table of
     :data:`harness.report.metrics.TABLES` (plus ``size_winners`` and ``size_growth`` when
-    the runs cover several board sizes, :mod:`harness.report.sizes`), and ``<figure>.png``
-    for every figure drawn.
-    ``shift_s`` is the shift of the shifted geometric mean.  Raises
-    :class:`harness.errors.InputError` if ``results_dir`` holds no results store.
+    the runs cover several board sizes, :mod:`harness.report.sizes`), the
+    :data:`EXTRA_TABLES` and ``<figure>.png`` for every figure drawn.  ``shift_s`` is
+    the shift of the shifted geometric mean; ``manifest`` the instance manifest the
+    disagreements are checked against (default: found above ``results_dir``).  Raises
+    :class:`harness.errors.InputError` if ``results_dir`` holds no results store, or a
+    damaged one (:class:`harness.errors.StoreDamaged`).
     """
     results_dir = Path(results_dir)
     out = Path(out_dir)
-    df = load(results_dir)
-    with ResultsStore(results_dir, create=False) as store:
-        meta = store.meta()
-    tables = metrics.all_tables(df, shift_s)
-    by_size = sizes.size_tables(df, shift_s, pairs=tables["pairs"])
+    campaign = load_campaign(results_dir)
+    df, meta, completeness = campaign.runs, campaign.meta, campaign.completeness
+    ranked = campaign.ranked
+    tables = metrics.all_tables(ranked, shift_s)
+    by_size = sizes.size_tables(ranked, shift_s, pairs=tables["pairs"])
     if len(by_size["size_winners"]) > 1:  # a campaign over several board sizes
         tables.update(by_size)
-    headline = metrics.headline(df, shift_s)
+    headline = metrics.headline(ranked, shift_s, completeness=completeness)
     pairs = tables["pairs"]
     best_pair = str(pairs["pair"].iloc[0]) if not pairs.empty else None
-    skipped = plots.problems(df, best_pair, shift_s=shift_s)
-    figures = plots.all_figures(df, best_pair, shift_s=shift_s)
+    skipped = plots.problems(ranked, best_pair, shift_s=shift_s)
+    figures = plots.all_figures(ranked, best_pair, shift_s=shift_s)
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    manifest_path = Path(manifest) if manifest else find_manifest(results_dir)
+    problems = check_agreement(df, load_manifest(manifest_path) if manifest_path else None)
+    extra_tables = {"matrix": matrix.matrix_table(df), "failures": evidence.failure_table(df),
+                    "completeness": completeness.by_pair}
+    order = list(pairs["pair"]) if not pairs.empty else []
+    sections = {
+        "completeness": _completeness_html(completeness),
+        "matrix": matrix.matrix_html(df, order),
+        "failures": evidence.failures_html(df, html_table),
+        "problems": evidence.problems_html(problems),
+    }
 
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     csvs = []
-    for name, table in tables.items():
+    for name, table in {**tables, **extra_tables}.items():
         path = out / f"{name}.csv"
         table.to_csv(path, index=False)
         csvs.append(path.name)
@@ -449,17 +550,21 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     facts = _facts(df, meta, results_dir, generated, shift_s)
     fact = dict(facts)
     title = f"battlebench report: {fact['campaign']}"
-    subtitle = (f"Campaign {fact['campaign']}, config {fact['config hash']}, {fact['runs']} runs "
+    stored = (f"{fact['runs']} runs" if completeness.complete or not completeness.known
+              else f"{fact['runs']} of {completeness.planned} planned runs")
+    subtitle = (f"Campaign {fact['campaign']}, config {fact['config hash']}, {stored} "
                 f"({fact['pairs']} pairs × {fact['instances']} instances, task {fact['task']}, "
                 f"time limit {fact['time limit']}) on {fact['hosts']}; generated {generated}.")
     files = csvs + pngs
     index = out / "index.html"
-    index.write_text(_html(title, subtitle, headline, tables, encoded, skipped, facts, files, shift_s),
+    index.write_text(_html(title, subtitle, headline, tables, encoded, skipped, facts, files, shift_s, sections),
                      encoding="utf-8")
     summary = out / "summary.md"
+    extra = {"completeness": completeness, "failure_groups": evidence.failure_groups(df), "problems": problems}
     summary.write_text(_markdown(title, subtitle, headline, tables, pngs, skipped, ["index.html"] + files,
-                                 shift_s), encoding="utf-8")
+                                 shift_s, extra), encoding="utf-8")
     return {"index.html": index, "summary.md": summary, **written}
 
 
-__all__ = ["NA", "format_number", "html_table", "markdown_table", "write_report"]
+__all__ = ["EXTRA_TABLES", "NA", "display_pairs", "format_number", "html_table", "markdown_table",
+           "write_report"]

@@ -157,7 +157,7 @@ def make_record(spec: RunSpec, execution: Execution | None, result: SolveResult 
         termination=str(result.termination), verdict=verdict, count=result.count,
         complete=int(result.complete),
         build_s=result.times.get("build_s"), solve_s=result.times.get("solve_s"),
-        wall_s=execution.wall_s, solver_reported_s=result.solver_reported_s,
+        wall_s=execution.wall_s, cpu_s=execution.cpu_s, solver_reported_s=result.solver_reported_s,
         overshoot_s=max(execution.wall_s - limit, 0.0) if limit is not None else 0.0,
         peak_rss_mb=execution.peak_rss_mb,
         variables=result.model.get("variables"), constraints=result.model.get("constraints"),

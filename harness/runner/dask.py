@@ -11,6 +11,7 @@ the runner stores it.  ``scheduler`` is a scheduler address (``tcp://host:8786``
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Iterator
 
 from harness.errors import UsageError
@@ -61,11 +62,44 @@ class DaskExecutor:
             except (OSError, TimeoutError) as exc:
                 raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         self._futures: list[Any] = []
+        self._by_key: dict[str, RunSpec] = {}
+        self._first_seen: dict[str, float] = {}  # task key -> monotonic time it was first seen processing
+        self._polled: tuple[float, list[tuple[str, str, float]]] = (0.0, [])
+
+    def running(self) -> list[tuple[str, str, float]]:
+        """(instance, pair, seconds so far) of the runs the scheduler says are processing.
+
+        Asked of the scheduler at most every 2 s (the first task of each worker thread);
+        the time counts from when a run was first seen processing (a lower bound).
+        """
+        now = time.monotonic()
+        last, cached = self._polled
+        if now - last < 2.0:
+            return cached
+        try:
+            processing = self.client.processing()
+            threads = self.client.nthreads()
+        except Exception:  # noqa: BLE001 - the display must not end the campaign
+            return cached
+        # a worker's list holds the tasks assigned to it; the first ones, one per thread, execute
+        keys = {str(k) for worker, tasks in processing.items() for k in list(tasks)[: threads.get(worker, 1)]}
+        out = []
+        for key in keys:
+            spec = self._by_key.get(key)
+            if spec is None:
+                continue
+            t0 = self._first_seen.setdefault(key, now)
+            out.append((spec.instance_name, spec.pair.label, now - t0))
+        for key in list(self._first_seen):
+            if key not in keys:
+                del self._first_seen[key]
+        self._polled = (now, out)
+        return out
 
     def run(self, specs: list[RunSpec]) -> Iterator[dict[str, Any] | None]:
         import distributed
 
-        by_key: dict[str, RunSpec] = {}
+        by_key = self._by_key
         self._futures = []
         for spec in specs:
             future = self.client.submit(execute_on_worker, spec, self.grace_s, self.warm,

@@ -41,6 +41,7 @@ class IsolatedSolver:
         result = execution.judge(request)
         result.times.setdefault("total_s", execution.wall_s)
         result.times["wall_s"] = execution.wall_s
+        result.times["cpu_s"] = execution.cpu_s
         return result
 
     def build(self, instance: Instance, backend: str, formulation: str,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 import traceback
 from typing import Any, Iterator
 
@@ -38,6 +39,13 @@ class LocalExecutor:
         self._stopping = threading.Event()
         self._pools: list[WorkerPool] = []
         self._threads: list[threading.Thread] = []
+        self._in_flight: dict[str, tuple[RunSpec, float]] = {}  # thread name -> (run, monotonic start)
+
+    def running(self) -> list[tuple[str, str, float]]:
+        """(instance, pair, seconds so far) of every run executing now."""
+        now = time.monotonic()
+        return [(spec.instance_name, spec.pair.label, now - t0)
+                for spec, t0 in list(self._in_flight.values())]
 
     def run(self, specs: list[RunSpec]) -> Iterator[dict[str, Any] | None]:
         todo: queue.Queue[RunSpec] = queue.Queue()
@@ -56,10 +64,14 @@ class LocalExecutor:
                     except queue.Empty:
                         break
                     started = now_iso()
+                    me = threading.current_thread().name
+                    self._in_flight[me] = (spec, time.monotonic())
                     try:
                         record = execute_spec(pool, spec)
                     except Exception as exc:  # a harness bug must not end the campaign
                         record = failed_record(spec, exc, started)
+                    finally:
+                        self._in_flight.pop(me, None)
                     if self._stopping.is_set():
                         break  # interrupted: this run's end was our doing, do not record it
                     done.put(record)

@@ -25,7 +25,7 @@ from typing import Any
 
 from harness.core.status import Task, Termination
 from harness.puzzle.instance import Instance
-from harness.runner.worker import read_frame, status_kb, write_frame
+from harness.runner.worker import read_frame, status_kb, tree_cpu_s, write_frame
 from harness.solve import Outcome, SolveResult, judge
 
 DEFAULT_GRACE_S = 5.0
@@ -52,7 +52,10 @@ class Execution:
 
     ``kind``: ``ok`` (an answer within the limit), ``timeout`` (killed at the wall
     limit; ``outcome`` holds a late answer if one came during the grace), ``memout``,
-    ``crash`` (the worker died or failed outside the run).
+    ``crash`` (the worker died or failed outside the run).  ``cpu_s`` is the user +
+    system CPU time of the worker's process tree during the run: the worker's own
+    ``getrusage`` when it answered, else the runner's last reading of /proc before the
+    worker was killed or died (clock ticks, 10 ms).
     """
 
     kind: str
@@ -62,6 +65,7 @@ class Execution:
     pid: int | None = None
     error: str = ""
     detail: str = ""
+    cpu_s: float | None = None
 
     def judge(self, request: RunRequest) -> SolveResult:
         """Verify the boards and classify (in the caller's process)."""
@@ -90,6 +94,8 @@ class WorkerProcess:
             start_new_session=True, env=env, close_fds=True,
         )
         self.pid = self.proc.pid
+        self._cpu0: float | None = None  # the process tree's CPU seconds when the request was sent
+        self._cpu_last: float | None = None  # ... and when last read
 
     @property
     def alive(self) -> bool:
@@ -98,6 +104,7 @@ class WorkerProcess:
     def call(self, kind: str, args: tuple, time_limit_s: float | None = None,
              grace_s: float = DEFAULT_GRACE_S, memory_mb: int | None = None) -> Execution:
         """Send one request; wait for the reply, the worker's death or the limit."""
+        self._cpu0 = self._cpu_last = tree_cpu_s(self.pid)
         start = time.perf_counter()
         peak_kb = 0
         vm_kb = 0
@@ -115,8 +122,20 @@ class WorkerProcess:
                 return self._reply(start, peak_kb, vm_kb, memory_mb)
             peak_kb = max(peak_kb, status_kb(self.pid, "VmRSS") or 0)
             vm_kb = max(vm_kb, status_kb(self.pid, "VmSize") or 0)
+            self._sample_cpu()
             if deadline is not None and time.perf_counter() >= deadline:
                 return self._time_is_up(start, time_limit_s, grace_s, peak_kb)
+
+    def _sample_cpu(self) -> None:
+        now = tree_cpu_s(self.pid)
+        if now is not None:
+            self._cpu_last = now
+
+    def _cpu_used(self) -> float | None:
+        """CPU seconds of the process tree since the request was sent, as last read from /proc."""
+        if self._cpu0 is None or self._cpu_last is None:
+            return None
+        return max(self._cpu_last - self._cpu0, 0.0)
 
     def _reply(self, start: float, peak_kb: int, vm_kb: int, memory_mb: int | None) -> Execution:
         try:
@@ -124,17 +143,23 @@ class WorkerProcess:
         except (EOFError, OSError, ValueError):
             return self._died(start, peak_kb, vm_kb, memory_mb)
         wall = time.perf_counter() - start
+        self._sample_cpu()  # the worker is idle again: its tree's CPU since the request
+        cpu = self._cpu_used()
         if kind == "ok":
             outcome = payload
             peak = getattr(outcome, "peak_rss_mb", None)
+            own = getattr(outcome, "cpu_s", None)
+            cpu = own if own is not None else cpu  # finer than /proc's clock ticks
             if isinstance(outcome, Outcome) and outcome.failure == "memout":
-                return Execution("memout", outcome, wall, peak or _mb(peak_kb), self.pid)
-            return Execution("ok", outcome, wall, peak if peak is not None else _mb(peak_kb), self.pid)
+                return Execution("memout", outcome, wall, peak or _mb(peak_kb), self.pid, cpu_s=cpu)
+            return Execution("ok", outcome, wall, peak if peak is not None else _mb(peak_kb), self.pid,
+                             cpu_s=cpu)
         if kind == "memout":
-            return Execution("memout", None, wall, _mb(peak_kb), self.pid, error=str(payload))
-        return Execution("crash", None, wall, _mb(peak_kb), self.pid, error=str(payload))
+            return Execution("memout", None, wall, _mb(peak_kb), self.pid, error=str(payload), cpu_s=cpu)
+        return Execution("crash", None, wall, _mb(peak_kb), self.pid, error=str(payload), cpu_s=cpu)
 
     def _died(self, start: float, peak_kb: int, vm_kb: int, memory_mb: int | None) -> Execution:
+        self._sample_cpu()  # a dead worker is a zombie until reaped: its times are still readable
         try:
             code = self.proc.wait(5)
         except subprocess.TimeoutExpired:
@@ -150,13 +175,15 @@ class WorkerProcess:
         else:
             how = f"exit code {code}"
         near_limit = memory_mb is not None and vm_kb >= 0.9 * memory_mb * 1024
+        cpu = self._cpu_used()
         if memory_mb is not None and (near_limit or any(h in tail for h in _MEMOUT_HINTS)):
             return Execution("memout", None, wall, _mb(peak_kb), self.pid,
-                             error=f"worker process died ({how}) at its memory limit", detail=tail)
+                             error=f"worker process died ({how}) at its memory limit", detail=tail, cpu_s=cpu)
         return Execution("crash", None, wall, _mb(peak_kb), self.pid,
-                         error=f"worker process died ({how})", detail=tail)
+                         error=f"worker process died ({how})", detail=tail, cpu_s=cpu)
 
     def _time_is_up(self, start: float, limit: float, grace_s: float, peak_kb: int) -> Execution:
+        self._sample_cpu()
         self.signal(signal.SIGTERM)
         late = None
         end = time.perf_counter() + grace_s
@@ -171,13 +198,15 @@ class WorkerProcess:
                 if kind == "ok" and isinstance(payload, Outcome):
                     late = payload
                 break
+            self._sample_cpu()
+        self._sample_cpu()
         self.kill()
         wall = time.perf_counter() - start
         detail = f"killed at the wall-clock limit ({limit:g} s; grace {grace_s:g} s)"
         if late is not None:
             detail += (f"; a late answer came after {wall:.2f} s: {len(late.boards)} board(s), "
                        f"exhausted={late.exhausted}")
-        return Execution("timeout", late, wall, _mb(peak_kb), self.pid, detail=detail)
+        return Execution("timeout", late, wall, _mb(peak_kb), self.pid, detail=detail, cpu_s=self._cpu_used())
 
     def signal(self, sig: int) -> None:
         try:

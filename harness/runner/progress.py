@@ -6,8 +6,14 @@ cleared with ``\\x1b[K``, redrawn on every update but at most ``MIN_REDRAW_S`` a
 has passed since the last printed line, and always a final line.  Time comes from an
 injectable ``clock`` so that everything is testable with a fake clock and a StringIO.
 
-Runs resumed from the store count as done but not in the rate behind the ETA:
-``eta = elapsed / runs executed this session * runs remaining``.
+Runs resumed from the store count as done, and their statuses in the counts, but not in
+the rate behind the ETA: ``eta = elapsed / runs executed this session * runs remaining``.
+
+The line names what is running (the longest-running run's instance, pair and elapsed
+time, and how many others), when the executor can tell (``Progress.running``).  It is
+fitted to the terminal's width by dropping the least useful parts first (zero counts,
+then elapsed, then what is running), never by cutting the end off: the done count, the
+solved count, WRONG and the ETA always stay.
 
 Standard library only: the runner and the CLI import this without pandas or solvers.
 """
@@ -78,11 +84,14 @@ class Progress:
         self.other = 0  # records whose status is none of STATUSES
         self.already_done = 0
         self.executed = 0
+        self.running: Callable[[], list[tuple[str, str, float]]] | None = None
+        """What is running now: (instance, pair, seconds so far) per run in flight."""
         self._t0: float | None = None
         self._last_print: float | None = None  # plain mode: when the last line was written
         self._last_draw: float | None = None  # live mode: when the line was last redrawn
         self._drawn = 0  # live mode: width of the line on screen
         self._closed = False
+        self._closing = False  # the final line names nothing as running
 
     # ---- state -------------------------------------------------------------------
 
@@ -108,32 +117,84 @@ class Progress:
             return None
         return self.elapsed() / self.executed * self.remaining
 
-    def line(self, *, interrupted: bool = False) -> str:
-        """The status line, e.g. ``[ 34/80  42%] solved 30  timeout 3 ... eta 0:01:37``."""
-        width = len(str(self.total))
+    def _in_flight(self) -> list[tuple[str, str, float]]:
+        if self.running is None:
+            return []
+        try:
+            return sorted(self.running(), key=lambda r: -r[2])
+        except Exception:  # noqa: BLE001 - a display must never end a campaign
+            return []
+
+    def line(self, *, interrupted: bool = False, width: int | None = None) -> str:
+        """The status line, e.g. ``[ 34/80  42%] solved 30  timeout 3 ... eta 0:01:37  running ...``.
+
+        With ``width``, parts are dropped (least useful first: zero counts, elapsed, what
+        is running, then the other counts) until the line is shorter than ``width``; the
+        running part is shortened before it is dropped.  Done, WRONG and the ETA always
+        stay (solved too, down to about 50 columns).
+        """
+        digits = len(str(self.total))
         percent = 100 * self.done // self.total if self.total > 0 else 100
         wrong = self.counts["wrong"]
-        parts = [
-            f"[{self.done:>{width}}/{self.total} {percent:>3}%] solved {self.solved}",
-            f"timeout {self.counts['timeout']}",
-            f"memout {self.counts['memout']}",
-            f"error {self.counts['error']}",
-            f"WRONG {wrong}" if wrong else "wrong 0",
-        ]
-        if self.other:
-            parts.append(f"other {self.other}")
-        parts.append(f"elapsed {format_duration(self.elapsed())}")
         eta = self.eta()
-        parts.append("eta ?" if eta is None else f"eta {format_duration(eta)}")
+        # (text, priority): 0 always kept; higher numbers are dropped first
+        parts: list[tuple[str, int]] = [
+            (f"[{self.done:>{digits}}/{self.total} {percent:>3}%] solved {self.solved}", 0)]
+        for status in ("timeout", "memout", "error"):
+            n = self.counts[status]
+            parts.append((f"{status} {n}", 1 if n else 5))
+        parts.append((f"WRONG {wrong}", 0) if wrong else ("wrong 0", 5))
+        if self.other:
+            parts.append((f"other {self.other}", 1))
+        parts.append((f"elapsed {format_duration(self.elapsed())}", 4))
+        parts.append(("eta ?" if eta is None else f"eta {format_duration(eta)}", 0))
         if interrupted:
-            parts.append("interrupted")
-        return "  ".join(parts)
+            parts.append(("interrupted", 0))
+        flight = [] if interrupted or self._closing else self._in_flight()
+        if flight:
+            instance, pair, secs = flight[0]
+            more = f" (+{len(flight) - 1} more)" if len(flight) > 1 else ""
+            parts.append((f"running {instance} {pair} {format_duration(secs)}{more}", 3))
+        text = "  ".join(t for t, _ in parts)
+        if width is None or len(text) < width:
+            return text
+        for drop in (5, 4):
+            parts = [(t, p) for t, p in parts if p != drop]
+            text = "  ".join(t for t, _ in parts)
+            if len(text) < width:
+                return text
+        if flight:  # shorten what is running to what is left, or drop it
+            rest = "  ".join(t for t, p in parts if p != 3)
+            room = width - 1 - len(rest) - 2
+            running = next(t for t, p in parts if p == 3)
+            if room >= 24:
+                return rest + "  " + running[: room - 1] + "…"
+            parts = [(t, p) for t, p in parts if p != 3]
+        for drop in (1,):  # the non-zero counts of timeouts, memouts, errors
+            text = "  ".join(t for t, _ in parts)
+            if len(text) < width:
+                return text
+            parts = [(t, p) for t, p in parts if p != drop]
+        text = " ".join(t for t, _ in parts)
+        if len(text) < width:
+            return text
+        keep = [parts[0][0].split("]")[0] + "]", *(t for t, _ in parts[1:] if t.startswith(("WRONG", "eta")))]
+        return " ".join(keep)  # done / total, WRONG and the ETA: the least a line can say
 
     # ---- events ------------------------------------------------------------------
 
-    def start(self, already_done: int = 0) -> None:
-        """Begin: ``already_done`` runs were resumed from the store and are not executed again."""
+    def start(self, already_done: int = 0, stored: list[dict[str, Any]] | None = None) -> None:
+        """Begin: ``already_done`` runs were resumed from the store and are not executed again.
+
+        ``stored``: their records, whose statuses are counted from the start.
+        """
         self.already_done = max(0, int(already_done))
+        for record in stored or []:
+            status = _status(record)
+            if status in self.counts:
+                self.counts[status] += 1
+            else:
+                self.other += 1
         self._t0 = self.clock()
         to_execute = max(0, self.total - self.already_done)
         self._write(
@@ -176,6 +237,7 @@ class Progress:
             return
         if self._t0 is None:
             self.start()
+        self._closing = True
         if self.live:
             self._draw(force=True, interrupted=interrupted)
             self._write("\n")
@@ -206,10 +268,9 @@ class Progress:
         now = self.clock()
         if not force and self._last_draw is not None and now - self._last_draw < MIN_REDRAW_S:
             return
-        text = self.line(interrupted=interrupted)
         columns = _columns(self.stream)
-        if columns:
-            text = text[: max(1, columns - 1)]  # a wrapped line cannot be rewritten with \r
+        # a wrapped line cannot be rewritten with \r: fit the terminal (80 columns if unknown)
+        text = self.line(interrupted=interrupted, width=columns or 80)
         self._write("\r" + text.ljust(self._drawn) + CLEAR)
         self._drawn = len(text)
         self._last_draw = now

@@ -1,10 +1,13 @@
 """Executing a campaign: config -> runs -> executor -> results store, with progress and resume.
 
-``run_campaign`` opens (or creates) the results store in the output directory, skips
-every run already stored (same run id), executes the rest with the configured executor
-and stores each record the moment it arrives, one transaction per run, so ``kill -9``
-loses at most the runs in flight.  Ctrl-C stops the executor (every worker's process
-group is killed), keeps what was stored and reports how to resume.
+``run_campaign`` opens (or creates) the results store in the output directory, records
+the campaign's *plan* there (every run the config expands to, so that ``check`` and
+``report`` can tell a complete campaign from an interrupted one), skips every run
+already stored (same run id), executes the rest with the configured executor and stores
+each record the moment it arrives, one transaction per run, so ``kill -9`` loses at most
+the runs in flight.  Ctrl-C stops the executor (every worker's process group is
+killed), keeps what was stored and reports how to resume.  The closing summary lists
+the runs that ended in ``error`` or ``memout``, grouped by message.
 """
 
 from __future__ import annotations
@@ -14,10 +17,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness.runner.campaign import expand
+from harness.core.failures import group_failures, render_failures
+from harness.runner.campaign import RunSpec, expand
 from harness.runner.config import Config
 from harness.runner.progress import Progress, summary_table
 from harness.store import ResultsStore
+
+EXIT_OK, EXIT_WRONG, EXIT_BAD_INPUT, EXIT_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+"""``battlebench run`` exit codes: a wrong board (1) outranks error runs or missing runs (3)."""
 
 
 @dataclass
@@ -30,10 +37,38 @@ class CampaignOutcome:
     executed: int
     interrupted: bool = False
     statuses: dict[str, int] = field(default_factory=dict)
+    stored: int = 0  # runs of the plan now in the store
 
     @property
     def wrong(self) -> int:
         return self.statuses.get("wrong", 0)
+
+    @property
+    def errors(self) -> int:
+        return self.statuses.get("error", 0)
+
+    @property
+    def missing(self) -> int:
+        return self.total - self.stored
+
+    @property
+    def exit_code(self) -> int:
+        """130 interrupted; 1 some board was wrong; 3 some run ended in error or is missing; else 0."""
+        if self.interrupted:
+            return EXIT_INTERRUPTED
+        if self.wrong:
+            return EXIT_WRONG
+        if self.errors or self.missing:
+            return EXIT_ERRORS
+        return EXIT_OK
+
+
+def plan_of(specs: list[RunSpec]) -> list[dict[str, Any]]:
+    """The store's plan rows (:data:`harness.store.sqlite.PLAN_COLUMNS`) of a campaign's runs."""
+    return [{"run_id": s.run_id, "instance": s.instance_name, "instance_path": s.instance_path,
+             "instance_hash": s.instance_hash, "pair": s.pair.label, "backend": s.pair.backend,
+             "formulation": s.pair.formulation, "task": s.task.label, "seed": s.seed,
+             "repetition": s.repetition} for s in specs]
 
 
 def make_executor(config: Config) -> Any:
@@ -63,18 +98,21 @@ def run_campaign(
     output = Path(config.output)
     store = ResultsStore(output)
     try:
-        store.begin(config.name, config.hash, config.text, fresh=fresh)
+        store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(specs))
         if config.text:
             (output / "config.toml").write_text(config.text, encoding="utf-8")
-        done = store.done_ids()
+        wanted = {s.run_id for s in specs}
+        stored = [r for r in store.records() if r["run_id"] in wanted]
+        done = {r["run_id"] for r in stored}
         todo = [s for s in specs if s.run_id not in done]
         outcome = CampaignOutcome(output, len(specs), len(specs) - len(todo), 0)
         progress = Progress(len(specs), stream=stream, live=live, interval_s=interval_s)
-        progress.start(outcome.resumed)
+        progress.start(outcome.resumed, stored)
         if not todo:
             progress.close()
         else:
             executor = executor if executor is not None else make_executor(config)
+            progress.running = getattr(executor, "running", None)
             try:
                 for record in executor.run(todo):
                     if record is None:
@@ -89,15 +127,24 @@ def run_campaign(
             finally:
                 executor.close()
                 progress.close(interrupted=outcome.interrupted)
-        wanted = {s.run_id for s in specs}
         records = [r for r in store.records() if r["run_id"] in wanted]
+        outcome.stored = len(records)
         for r in records:
             outcome.statuses[r["status"]] = outcome.statuses.get(r["status"], 0) + 1
         if summary and records:
             print(summary_table(records), file=stream)
+            failures = group_failures(records, ("error", "memout"))
+            if failures:
+                n = sum(g.count for g in failures)
+                print(f"{n} run{'s' if n != 1 else ''} ended in error or memout, by message "
+                      f"(every message: battlebench report {output}):", file=stream)
+                print(render_failures(failures), file=stream)
         if outcome.interrupted:
             print(f"interrupted: {len(records)} of {len(specs)} runs are stored in {output}; "
                   "run the same command again to resume", file=stream)
+        elif outcome.missing:
+            print(f"incomplete: {len(records)} of {len(specs)} runs are stored in {output} "
+                  f"({outcome.missing} missing); run the same command again to execute them", file=stream)
         return outcome
     finally:
         store.close()

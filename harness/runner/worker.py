@@ -5,7 +5,9 @@ harness.runner.worker`` in its own session (process group).  It reads length-pre
 pickled requests on stdin and writes replies on its original stdout; the solver
 libraries' own prints go to stderr (the worker's log).  Per run it sets a soft
 ``RLIMIT_AS`` (the memory limit), resets the peak-RSS counter and reports the peak
-afterwards.  SIGTERM (the runner's "time is up") does not interrupt the run: whatever
+afterwards, and reports the CPU time the run used (``getrusage`` of itself and its
+reaped children; the runner measures the same from /proc, :func:`tree_cpu_s`, for a
+run it kills).  SIGTERM (the runner's "time is up") does not interrupt the run: whatever
 answer the worker sends during the grace period is recorded as a late answer, and the
 runner SIGKILLs the process group when the grace is over.  (Raising at the signal
 would throw away the answer of a solver that stops on its own limit a few
@@ -71,6 +73,60 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     TERMINATED = True  # the answer in progress is late; the runner kills us after the grace
 
 
+def rusage_cpu_s() -> float:
+    """User + system CPU seconds of this process (every thread) and of its reaped children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def tree_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid``, its reaped children and its live descendants.
+
+    Read from /proc (clock ticks, usually 10 ms) by the runner, from outside, so that a
+    run it had to kill still has a CPU time.  None when the process is gone.
+    """
+    own = _stat_ticks(pid, with_children=True)
+    if own is None:
+        return None
+    total = own
+    for child in _children(pid):
+        total += tree_cpu_s(child) or 0.0
+    return total
+
+
+_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+
+
+def _stat_ticks(pid: int, with_children: bool) -> float | None:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2:].split()  # after "pid (comm) ": state is field 3
+    try:
+        utime, stime, cutime, cstime = (int(fields[i]) for i in (11, 12, 13, 14))
+    except (IndexError, ValueError):
+        return None
+    return (utime + stime + (cutime + cstime if with_children else 0)) * _TICK_S
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                out.extend(int(c) for c in fh.read().split())
+        except (OSError, ValueError):
+            continue
+    return out
+
+
 def _run(request: Any) -> Any:
     from harness.solve import execute
 
@@ -83,11 +139,13 @@ def _run(request: Any) -> Any:
             fh.write("5")  # reset VmHWM: the peak of this run, not of the worker's life
     except OSError:
         pass
+    cpu0 = rusage_cpu_s()
     try:
         outcome = execute(request.instance, request.backend, request.formulation, request.task,
                           request.options, request.time_limit_s)
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    outcome.cpu_s = rusage_cpu_s() - cpu0
     hwm = status_kb("self", "VmHWM")
     outcome.peak_rss_mb = None if hwm is None else hwm / 1024
     return outcome

@@ -1,30 +1,53 @@
 """The crash-safe results store of a campaign: ``results.sqlite`` in a results directory.
 
 One row per run in table ``runs`` (the columns of :data:`harness.core.record.COLUMNS`,
-``run_id`` the primary key) and the campaign's identity in ``campaign_meta``.  Every
+``run_id`` the primary key), the campaign's identity in ``campaign_meta`` and its *plan*
+in ``planned_runs``: every run the config expands to (:data:`PLAN_COLUMNS`), written by
+:meth:`ResultsStore.begin`, so that readers can tell a complete campaign from an
+interrupted one without the config or the instance files.  Every
 :meth:`ResultsStore.add` is its own committed transaction in WAL mode, so killing the
 process (even with SIGKILL) loses no run whose ``add()`` has returned, and readers in
 other connections or processes can read while one writer adds.  pandas is imported only
 by :meth:`ResultsStore.dataframe`.
+
+Every open runs SQLite's ``quick_check``: a damaged file (overwritten pages, truncated,
+empty) is a :class:`~harness.errors.StoreDamaged` naming the file, never a traceback,
+and is left as it is.  Stores of schema version 1 (no ``cpu_s``, no plan) are read as
+they are (``cpu_s`` null, plan unknown) and upgraded in place only when a campaign
+writes to them again.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.core.record import BOOL_COLUMNS, COLUMNS, JSON_COLUMNS, check_record
-from harness.errors import InputError, StoreMismatch
+from harness.errors import InputError, StoreDamaged, StoreMismatch
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 DB_NAME = "results.sqlite"
-SCHEMA_VERSION = 1
-"""``PRAGMA user_version`` of stores this code writes and reads."""
+SCHEMA_VERSION = 2
+"""``PRAGMA user_version`` of stores this code writes (it reads 1 and 2)."""
+
+ADDED_IN_2 = ("cpu_s",)
+"""Run columns that version-1 stores lack (read as null)."""
+
+PLAN_COLUMNS: dict[str, str] = {
+    "run_id": "TEXT", "instance": "TEXT", "instance_path": "TEXT", "instance_hash": "TEXT",
+    "pair": "TEXT", "backend": "TEXT", "formulation": "TEXT", "task": "TEXT", "seed": "INTEGER",
+    "repetition": "INTEGER",
+}
+"""The columns of ``planned_runs``: one row per run the campaign's config expands to."""
+
+_PLANNED = "planned_runs"  # campaign_meta key: how many runs the plan holds (absent: no plan recorded)
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -44,6 +67,9 @@ def _create_runs() -> str:
 
 
 _CREATE_META = "CREATE TABLE IF NOT EXISTS campaign_meta (key TEXT PRIMARY KEY, value TEXT)"
+_CREATE_PLAN = ("CREATE TABLE IF NOT EXISTS planned_runs (\n    "
+                + ",\n    ".join(f"{c} {t}" + (" PRIMARY KEY NOT NULL" if c == "run_id" else "")
+                                  for c, t in PLAN_COLUMNS.items()) + "\n)")
 
 
 def _short(digest: str | None) -> str:
@@ -80,8 +106,10 @@ class ResultsStore:
     """The results of one campaign, in ``DIRECTORY/results.sqlite``.
 
     ``ResultsStore(directory)`` creates the directory and database if needed;
-    ``create=False`` opens an existing store only (InputError otherwise).  Use as a
-    context manager or call :meth:`close`.  Write from one thread at a time.
+    ``create=False`` opens an existing store only (InputError otherwise) and never
+    writes to it.  A damaged file raises :class:`StoreDamaged` (from the constructor or
+    from any later read).  Use as a context manager or call :meth:`close`.  Write from
+    one thread at a time.
     """
 
     def __init__(self, directory: str | Path, *, create: bool = True):
@@ -89,6 +117,8 @@ class ResultsStore:
         self.path = self.directory / DB_NAME
         self._label = str(directory)
         self._conn: sqlite3.Connection | None = None
+        self._select = _COLUMN_LIST
+        self.version = SCHEMA_VERSION
         if not self.path.exists():
             if not create:
                 raise InputError(f"{self._label}: no results store here ({DB_NAME} missing)")
@@ -99,6 +129,8 @@ class ResultsStore:
                                  f"{exc.strerror or exc}") from None
         elif self.path.is_dir():
             raise InputError(f"{self.path}: not a results store (a directory)")
+        elif self.path.stat().st_size == 0 and not _nonempty(self.path.with_name(DB_NAME + "-wal")):
+            raise self._damaged("the file is empty (0 bytes)")
         try:
             self._conn = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
@@ -107,26 +139,46 @@ class ResultsStore:
         except sqlite3.Error as exc:
             raise InputError(f"{self.path}: cannot open results store: {exc}") from None
         try:
-            self._open(create)
-        except sqlite3.OperationalError as exc:  # locked, read-only, I/O
-            self.close()
-            raise InputError(f"{self.path}: cannot open results store: {exc}") from None
-        except sqlite3.DatabaseError as exc:  # "file is not a database"
-            self.close()
-            raise InputError(f"{self.path}: not a results store ({exc})") from None
+            with self._guard():
+                self._open(create)
         except BaseException:
             self.close()
             raise
+
+    def _damaged(self, why: str) -> StoreDamaged:
+        why = " ".join(why.split())  # one line
+        what = ("not a results store, or a damaged one" if "not a database" in why
+                else "damaged results store")
+        return StoreDamaged(f"{self.path}: {what} ({why}); it was left as it is: "
+                            "restore a copy, or move it away and run the campaign again")
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """SQLite errors as harness errors: damage is StoreDamaged, locks and I/O are InputError."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            if "malformed" in text or "not a database" in text or "corrupt" in text:
+                raise self._damaged(text) from None
+            raise InputError(f"{self.path}: cannot use results store: {text}") from None
+        except sqlite3.DatabaseError as exc:  # "database disk image is malformed", "file is not a database"
+            raise self._damaged(str(exc)) from None
 
     def _open(self, create: bool) -> None:
         conn = self._db
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         # Reading the schema first fails fast on a file that is not SQLite at all.
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables:
+            problems = [r[0] for r in conn.execute("PRAGMA quick_check(3)")]
+            if problems != ["ok"]:
+                text = " ".join(" ".join(problems).replace("*** in database main ***", "").split())
+                raise self._damaged("quick_check: " + text)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise InputError(f"{self.path}: results store has schema version {version}, "
-                             f"this battlebench reads version {SCHEMA_VERSION}; upgrade it")
+                             f"this battlebench reads versions up to {SCHEMA_VERSION}; upgrade it")
         if "runs" not in tables:
             if not create or tables:
                 raise InputError(f"{self.path}: not a results store (no runs table)")
@@ -135,6 +187,7 @@ class ResultsStore:
             try:
                 conn.execute(_create_runs())
                 conn.execute(_CREATE_META)
+                conn.execute(_CREATE_PLAN)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 conn.execute("COMMIT")
             except BaseException:
@@ -142,17 +195,38 @@ class ResultsStore:
                 raise
         else:
             have = [r[1] for r in conn.execute("PRAGMA table_info(runs)")]
-            if have != list(COLUMNS):
-                missing = [c for c in COLUMNS if c not in have]
-                extra = [c for c in have if c not in COLUMNS]
+            expected = [c for c in COLUMNS if version >= 2 or c not in ADDED_IN_2]
+            if sorted(have) != sorted(expected):
+                missing = [c for c in expected if c not in have]
+                extra = [c for c in have if c not in expected]
                 raise InputError(f"{self.path}: results store has other run columns "
                                  f"(missing {missing}, unknown {extra}); "
                                  f"it was written by another battlebench version")
             if "campaign_meta" not in tables:
                 raise InputError(f"{self.path}: not a results store (no campaign_meta table)")
-            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            self.version = version
+            if version < SCHEMA_VERSION and create:
+                self._upgrade()
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal" and create:
                 conn.execute("PRAGMA journal_mode = WAL")
+            have = [r[1] for r in conn.execute("PRAGMA table_info(runs)")]
+            self._select = ", ".join(c if c in have else f"NULL AS {c}" for c in COLUMNS)
         conn.execute("PRAGMA synchronous = NORMAL")
+
+    def _upgrade(self) -> None:
+        """Version 1 -> 2 in place: the ``cpu_s`` column (null for old runs) and the plan table."""
+        conn = self._db
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for column in ADDED_IN_2:
+                conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
+            conn.execute(_CREATE_PLAN)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        self.version = SCHEMA_VERSION
 
     @property
     def _db(self) -> sqlite3.Connection:
@@ -163,44 +237,76 @@ class ResultsStore:
     # -- campaign ---------------------------------------------------------------------
 
     def begin(self, campaign: str, config_hash: str, config_text: str, *,
-              fresh: bool = False) -> int:
-        """Record the campaign in the store; return how many runs it already holds.
+              fresh: bool = False, plan: Sequence[dict[str, Any]] | None = None) -> int:
+        """Record the campaign (and its plan) in the store; return how many runs it already holds.
 
-        Raises :class:`StoreMismatch` if the store holds a campaign with another config
-        hash, unless ``fresh``, which first deletes every run and the old campaign.
+        ``plan``: every run the config expands to, each a mapping with the keys of
+        :data:`PLAN_COLUMNS`; it replaces any plan recorded before.  Raises
+        :class:`StoreMismatch` if the store holds a campaign with another config hash,
+        unless ``fresh``, which first deletes every run and the old campaign.
         """
         conn = self._db
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if fresh:
-                conn.execute("DELETE FROM runs")
-                conn.execute("DELETE FROM campaign_meta")
-            old = dict(conn.execute("SELECT key, value FROM campaign_meta").fetchall())
-            old_hash = old.get("config_hash")
-            if old_hash is not None and old_hash != config_hash:
-                raise StoreMismatch(
-                    f"{self._label}: results store holds campaign {old.get('campaign')!r} "
-                    f"with config {_short(old_hash)}, not {_short(config_hash)}; "
-                    f"use --fresh to discard its runs or choose another output directory"
+        with self._guard():
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                if fresh:
+                    conn.execute("DELETE FROM runs")
+                    conn.execute("DELETE FROM campaign_meta")
+                    conn.execute("DELETE FROM planned_runs")
+                old = dict(conn.execute("SELECT key, value FROM campaign_meta").fetchall())
+                old_hash = old.get("config_hash")
+                if old_hash is not None and old_hash != config_hash:
+                    raise StoreMismatch(
+                        f"{self._label}: results store holds campaign {old.get('campaign')!r} "
+                        f"with config {_short(old_hash)}, not {_short(config_hash)}; "
+                        f"use --fresh to discard its runs or choose another output directory"
+                    )
+                now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+                conn.executemany(
+                    "INSERT OR REPLACE INTO campaign_meta (key, value) VALUES (?, ?)",
+                    [("campaign", campaign), ("config_hash", config_hash),
+                     ("config_text", config_text)],
                 )
-            now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-            conn.executemany(
-                "INSERT OR REPLACE INTO campaign_meta (key, value) VALUES (?, ?)",
-                [("campaign", campaign), ("config_hash", config_hash),
-                 ("config_text", config_text)],
-            )
-            conn.execute("INSERT OR IGNORE INTO campaign_meta (key, value) VALUES (?, ?)",
-                         ("created_at", now))
-            count = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+                conn.execute("INSERT OR IGNORE INTO campaign_meta (key, value) VALUES (?, ?)",
+                             ("created_at", now))
+                if plan is not None:
+                    self._write_plan(plan)
+                count = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
         return count
+
+    def _write_plan(self, plan: Sequence[dict[str, Any]]) -> None:
+        conn = self._db
+        conn.execute("DELETE FROM planned_runs")
+        names = list(PLAN_COLUMNS)
+        conn.executemany(
+            f"INSERT OR REPLACE INTO planned_runs ({', '.join(names)}) "
+            f"VALUES ({', '.join('?' for _ in names)})",
+            [[entry.get(c) for c in names] for entry in plan],
+        )
+        conn.execute("INSERT OR REPLACE INTO campaign_meta (key, value) VALUES (?, ?)",
+                     (_PLANNED, str(len(plan))))
 
     def meta(self) -> dict[str, str]:
         """The campaign's name, config_hash, config_text and created_at (ISO 8601, UTC)."""
-        return dict(self._db.execute("SELECT key, value FROM campaign_meta ORDER BY key"))
+        with self._guard():
+            return dict(self._db.execute("SELECT key, value FROM campaign_meta ORDER BY key"))
+
+    def plan(self) -> list[dict[str, Any]] | None:
+        """Every planned run (keys :data:`PLAN_COLUMNS`), or None when no plan was recorded.
+
+        A store written before schema version 2, or by code that never passed a plan to
+        :meth:`begin`, has none: its completeness cannot be judged from the store.
+        """
+        with self._guard():
+            if self.version < 2 or _PLANNED not in self.meta():
+                return None
+            names = list(PLAN_COLUMNS)
+            rows = self._db.execute(f"SELECT {', '.join(names)} FROM planned_runs ORDER BY rowid")
+            return [dict(zip(names, row)) for row in rows]
 
     # -- runs -------------------------------------------------------------------------
 
@@ -213,30 +319,36 @@ class ResultsStore:
         check_record(record)
         _check_types(record)
         # One autocommit statement: one transaction, durable once it returns.
-        cur = self._db.execute(_INSERT, [record[c] for c in COLUMNS])
+        with self._guard():
+            cur = self._db.execute(_INSERT, [record[c] for c in COLUMNS])
         return cur.rowcount == 1
 
     def done_ids(self) -> set[str]:
         """The run_ids already stored."""
-        return {r[0] for r in self._db.execute("SELECT run_id FROM runs")}
+        with self._guard():
+            return {r[0] for r in self._db.execute("SELECT run_id FROM runs")}
+
+    def _rows(self) -> list[tuple]:
+        with self._guard():
+            return self._db.execute(f"SELECT {self._select} FROM runs ORDER BY rowid").fetchall()
 
     def records(self) -> list[dict[str, Any]]:
         """Every stored run as a record (column order, insertion order, JSON as text)."""
-        rows = self._db.execute(f"SELECT {_COLUMN_LIST} FROM runs ORDER BY rowid").fetchall()
-        return [dict(zip(COLUMNS, row)) for row in rows]
+        return [dict(zip(COLUMNS, row)) for row in self._rows()]
 
     def dataframe(self) -> "pd.DataFrame":
         """Every stored run as a typed pandas DataFrame (see :mod:`harness.store.frame`)."""
         from harness.store import frame
 
-        rows = self._db.execute(f"SELECT {_COLUMN_LIST} FROM runs ORDER BY rowid").fetchall()
-        return frame.from_rows(rows)
+        return frame.from_rows(self._rows())
 
     def __len__(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        with self._guard():
+            return self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
 
     def __contains__(self, run_id: object) -> bool:
-        row = self._db.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        with self._guard():
+            row = self._db.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return row is not None
 
     # -- lifetime ---------------------------------------------------------------------
@@ -258,4 +370,11 @@ class ResultsStore:
         return f"ResultsStore({self._label!r}, {state})"
 
 
-__all__ = ["DB_NAME", "SCHEMA_VERSION", "ResultsStore"]
+def _nonempty(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+__all__ = ["DB_NAME", "PLAN_COLUMNS", "SCHEMA_VERSION", "ResultsStore"]

@@ -232,16 +232,21 @@ def test_all_tables_keys_and_consistency(golden):
 
 def test_headline_golden(golden):
     text = metrics.headline(golden, 1.0)
-    # sgm: sat/cell 66**(1/3) - 1 = 3.04; sat/placement 4.48 (1.47x); cpsat/placement 8.89 (2.92x)
-    assert text.startswith("sat/cell wins: 2/3 solved, shifted geometric mean 3.04 s; ")
-    assert "the runner-up sat/placement is 1.5× slower, cpsat/placement 2.9× (1/3 solved)." in text
+    # sgm: sat/cell 66**(1/3) - 1 = 3.04; sat/placement 4.48 (1.47x); cpsat/placement 8.89 (2.92x).
+    # On 3 instances the paired interval of sat/placement's ratio reaches 1 (a resample of c
+    # alone: 10 / 10 = 1; of a alone: 2 / 1 = 2): a tie within noise, not a winner.
+    assert text.startswith("No single winner: sat/cell and sat/placement tie within noise (2/3 solved each; "
+                           "sat/placement / sat/cell = 1.47×, 95% CI 1.00–2.00); the smallest shifted "
+                           "geometric mean 3.04 s is sat/cell's; ")
+    assert "next cpsat/placement is 2.9× slower (95% CI 0.70–10; 1/3 solved)." in text
+    assert "Intervals: bootstrap over the 3 instances." in text  # repetitions: no run-to-run caveat
     assert "1 run gave a wrong answer (1 by cpsat/placement): check it" in text
 
 
 def test_headline_without_wrong_runs(tmp_path):
     runs = [run("a", SC, "sat", 0.41), run("a", SP, "sat", 1.0)]
     text = metrics.headline(data.load(make_store(tmp_path / "h", runs)))
-    assert text.startswith("sat/cell wins: 1/1 solved, shifted geometric mean 0.41 s; ")
+    assert text.startswith("sat/cell wins: 1/1 solved, shifted geometric mean 0.41 s; ")  # 1 instance: no CI
     assert "No run gave a wrong answer." in text
 
 
@@ -252,10 +257,12 @@ def test_headline_names_three_pairs_then_the_last(tmp_path):
     text = metrics.headline(data.load(make_store(tmp_path / "many", runs)))
     # p1: sgm 1; p2: 2; ...; p7 solved 1/2: exp((log 8 + log 11) / 2) - 1
     slowest = math.exp((math.log(7.0 + 1) + math.log(10.0 + 1)) / 2) - 1
-    assert text == ("p1/cell wins: 2/2 solved, shifted geometric mean 1 s; the runner-up p2/cell is 2.0× slower, "
-                    f"p3/cell 3.0×, p4/cell 4.0×, and 3 more, the last p7/cell {slowest:.1f}× (1/2 solved). "
-                    "2 runs gave a wrong answer (1 by p6/cell, 1 by p7/cell): check them before trusting "
-                    "these numbers.")
+    assert text == ("p1/cell wins: 2/2 solved, shifted geometric mean 1 s (95% CI 1–1 s); the runner-up p2/cell "
+                    "is 2.0× slower (95% CI 2.00–2.00), p3/cell 3.0× (95% CI 3.00–3.00), p4/cell 4.0× "
+                    f"(95% CI 4.00–4.00), and 3 more, the last p7/cell {slowest:.1f}× (1/2 solved). Intervals: "
+                    "bootstrap over the 2 instances; one run per pair and instance, so run-to-run timing noise "
+                    "is not in them. 2 runs gave a wrong answer (1 by p6/cell, 1 by p7/cell): check them before "
+                    "trusting these numbers.")
 
 
 def test_unsolved_runs_count_at_the_limit(tmp_path):

@@ -33,13 +33,48 @@ def test_identical_campaigns_have_no_regressions(tmp_path):
 
 
 def test_slowdown_above_the_floor_is_found(tmp_path):
-    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0, 1.0, 5.0]), reps("i1", SAT, "sat", [3.0, 3.0, 0.5]))
-    (r,) = compare(old, new)  # medians 1.0 -> 3.0
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0, 0.9, 1.1]), reps("i1", SAT, "sat", [3.0, 3.1, 2.9]))
+    (r,) = compare(old, new)  # medians 1.0 -> 3.0, every new time above 2 x every old one
     assert r.kind == "slowdown" and r.instance == "i1" and r.pair == SAT
     assert (r.old, r.new) == (1.0, 3.0) and abs(r.ratio - 3.0) < 1e-9
     assert "i1" in r.message and SAT in r.message and r.task == "count-2"
+    assert "Mann-Whitney p = 0.05, 3 vs 3 runs" in r.message
     table = render_regressions([r])
     assert "slowdown" in table and "3.00x" in table and "1 s" in table and "3 s" in table
+
+
+def test_with_repetitions_overlapping_distributions_are_no_slowdown(tmp_path):
+    # medians 1.0 -> 3.0, but the runs overlap: one old run took 5 s, one new run 0.5 s
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0, 1.0, 5.0]), reps("i1", SAT, "sat", [3.0, 3.0, 0.5]))
+    assert compare(old, new) == []
+    # with single runs the medians are all there is: the same medians are a slowdown
+    old1, new1 = both(tmp_path / "one", reps("i1", SAT, "sat", [1.0]), reps("i1", SAT, "sat", [3.0]))
+    assert [r.kind for r in compare(old1, new1)] == ["slowdown"]
+
+
+def test_slowdowns_are_judged_on_cpu_time_when_asked(tmp_path):
+    # the machine was busy: wall time tripled, CPU time did not move
+    old = [run(f"i{k}", SAT, "sat", 1.0, cpu_s=0.95) for k in range(3)]
+    new = [run(f"i{k}", SAT, "sat", 3.0, cpu_s=0.97) for k in range(3)]
+    o, n = both(tmp_path, old, new)
+    assert [r.kind for r in compare(o, n, time="wall")] == ["slowdown"] * 3
+    assert compare(o, n, time="cpu") == []
+    # a real slowdown shows in CPU time too
+    slow = [run(f"i{k}", SAT, "sat", 3.0, cpu_s=2.9) for k in range(3)]
+    o, s = both(tmp_path / "real", old, slow)
+    regs = compare(o, s, time="cpu")
+    assert [r.kind for r in regs] == ["slowdown"] * 3 and "(cpu)" in regs[0].message
+
+
+def test_a_baseline_without_cpu_time_is_judged_on_wall_time_and_says_so(tmp_path):
+    old = [run("i1", SAT, "sat", 1.0, cpu_s=None)]
+    new = [run("i1", SAT, "sat", 3.0, cpu_s=1.0)]
+    o, n = both(tmp_path, old, new)
+    (r,) = compare(o, n, time="cpu")
+    assert r.kind == "slowdown" and "wall: no cpu_s stored" in r.message
+    from harness.report.regression import wall_fallbacks
+
+    assert wall_fallbacks(o, n) == 1
 
 
 def test_slowdown_below_the_floor_is_ignored(tmp_path):

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PAIRS = ["cpsat/placement", "sat[encoding=totalizer,solver=cadical195]/cell", "mip/ship-pairs"]
 SIZES = {"a6": (6, 6), "b8": (8, 8), "c10": (10, 12), "d12": (12, 12), "e15": (15, 15)}
 # the store's runs cover several board sizes, so the per-size tables are written too
-TABLE_FILES = [f"{name}.csv" for name in metrics.TABLES] + ["size_winners.csv", "size_growth.csv"]
+TABLE_FILES = ([f"{name}.csv" for name in metrics.TABLES] + ["size_winners.csv", "size_growth.csv"]
+               + ["matrix.csv", "failures.csv", "completeness.csv"])
 PNG_FILES = [f"{key}.png" for key in plots.FIGURES]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -74,13 +75,18 @@ def test_index_html_is_self_contained_and_complete(store, tmp_path):
         assert f'id="fig-{key}"' in page
     assert page.count("data:image/png;base64,") == len(plots.FIGURES)
     assert not re.search(r'(src|href)\s*=\s*"?(https?:)?//', page, re.I)
-    assert "<script" not in page.lower() and "<link" not in page.lower()
+    assert "<link" not in page.lower()
+    # the matrix's sorting and filtering is inline script: no external source, no fetch
+    assert re.findall(r"<script[^>]*>", page, re.I) == ["<script>"]
+    assert "fetch(" not in page and "XMLHttpRequest" not in page
     for word in ("handcamp", "hand0001", "testhost", "PAR-2", "PAR-10", "SGM", "VBS", "report generated"):
         assert word in page, word
     assert str(len(three_pair_runs())) + " runs" in page
     assert "Repetitions" in page  # b8 ran three times for one pair
-    # section order: headline, pairs, pivots, best-of, virtual best, repetitions, figures
-    order = [page.index(s) for s in ('id="headline"', 'id="pairs"', 'id="pivots"', 'id="best-of"',
+    # section order: headline, pairs, matrix, failures, disagreements, pivots, best-of, virtual best,
+    # repetitions, figures
+    order = [page.index(s) for s in ('id="headline"', 'id="pairs"', 'id="matrix-section"', 'id="failures"',
+                                     'id="disagreements"', 'id="pivots"', 'id="best-of"',
                                      'id="virtual-best"', 'id="repetitions"', 'id="figures"')]
     assert order == sorted(order)
 
@@ -218,3 +224,18 @@ def test_report_needs_no_solver_nor_runner(store, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(2 + len(TABLE_FILES) + len(PNG_FILES))
     assert (out / "index.html").is_file() and (out / "cactus.png").is_file()
+
+
+def test_scatter_axes_fit_the_data_and_mark_the_limit_only_when_reached(tmp_path):
+    fast = [run(f"i{k}", p, "sat", t * k, time_limit_s=60.0) for k in (1, 2, 3) for p, t in
+            (("a/cell", 0.01), ("b/cell", 0.03))]
+    fig = plots.scatter_vs_best(load(make_store(tmp_path / "fast", fast)), "a/cell")
+    ax = fig.axes[0]
+    assert ax.get_ylim()[1] < 1.0 and ax.get_xlim()[1] < 1.0  # not stretched to the 60 s limit
+    assert not [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    slow = fast + [run("i4", "a/cell", "sat", 0.05, time_limit_s=60.0),
+                   run("i4", "b/cell", "timeout", 61.0, time_limit_s=60.0)]
+    fig = plots.scatter_vs_best(load(make_store(tmp_path / "slow", slow)), "a/cell")
+    ax = fig.axes[0]
+    assert ax.get_ylim()[1] >= 60.0  # an unsolved run sits on the limit: it is shown, and marked
+    assert [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]

@@ -44,8 +44,12 @@ def test_a_localcluster_campaign_equals_the_local_one(tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         dask = replace(base, output=tmp_path / "dask", executor="dask", scheduler=cluster.scheduler_address, jobs=2)
-        outcome = run_campaign(dask, stream=io.StringIO(), live=False)
+        shown = io.StringIO()
+        outcome = run_campaign(dask, stream=shown, live=False, interval_s=0.5)
     assert outcome.executed == outcome.total == 15
+    # the progress lines name a run the scheduler said was processing
+    assert "running " in shown.getvalue() and "fake[mode=spin,seconds=20.0]/placement" in shown.getvalue()
+    assert "running" not in shown.getvalue().split("\npair ")[0].splitlines()[-1]  # the final line
 
     a, b = _outcomes(tmp_path / "local"), _outcomes(tmp_path / "dask")
     assert a.keys() == b.keys() and len(a) == 15

@@ -116,3 +116,41 @@ def test_cold_workers_are_fresh_processes_and_warm_ones_are_reused():
         pids = {warm.execute(request()).pid for _ in range(3)}
         assert len(pids) == 1
         assert os.getpid() not in pids
+
+
+# ---- CPU time ------------------------------------------------------------------------
+
+
+def test_cpu_time_is_the_work_done_not_the_time_waited(pool):
+    spin, _ = run(pool, request("spin", seconds=0.4))
+    assert spin.kind == "ok" and 0.3 <= spin.cpu_s <= spin.wall_s + 0.05  # busy: CPU ~ wall
+    nap, _ = run(pool, request("sleep", seconds=0.4))
+    assert nap.kind == "ok" and nap.wall_s >= 0.4 and nap.cpu_s < 0.15  # waiting costs no CPU
+
+
+def test_a_killed_run_still_has_its_cpu_time_from_outside(pool):
+    ex, res = run(pool, request("spin", time_limit_s=0.5, seconds=30))
+    assert ex.kind == "timeout" and 0.3 <= ex.cpu_s <= ex.wall_s + 0.05  # read from /proc before the kill
+    ex, res = run(pool, request("crash"))
+    assert ex.kind == "crash" and ex.cpu_s is not None and ex.cpu_s < 1.0
+
+
+def test_cpu_time_counts_the_children_of_the_worker():
+    from harness.runner.worker import tree_cpu_s
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "import time\nt=time.process_time()\n"
+                              "while time.process_time() - t < 0.3: pass\nimport sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE)
+    try:
+        deadline = time.time() + 10
+        while time.time() < deadline and (tree_cpu_s(child.pid) or 0) < 0.3:  # the child spins 0.3 s
+            time.sleep(0.05)
+        own = tree_cpu_s(child.pid)
+        assert own is not None and own >= 0.25
+        assert tree_cpu_s(os.getpid()) >= own  # the child's time is in its parent's tree
+    finally:
+        child.stdin.close()
+        child.wait()
+    assert tree_cpu_s(child.pid) is None  # gone

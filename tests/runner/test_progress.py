@@ -336,3 +336,65 @@ def test_summary_other_column_only_when_needed():
     assert "other" in table.splitlines()[0]
     assert table.splitlines()[-1].split()[:9] == ["all", "2", "1", "0", "0", "0", "0", "0", "1"]
     assert "other" not in summary_table([rec("sat")])
+
+
+# ---- what is running, fitting the terminal, resumed counts -----------------------------------
+
+
+def test_the_line_names_the_longest_running_run():
+    p, clock, _ = plain(10)
+    p.start()
+    p.running = lambda: [("small", "sat/cell", 3.0), ("sb_30_30_10_0", "mip/ship-pairs", 75.0)]
+    line = p.line()
+    assert line.endswith("running sb_30_30_10_0 mip/ship-pairs 0:01:15 (+1 more)")
+    p.running = lambda: []
+    assert "running" not in p.line()
+    p.running = lambda: 1 / 0  # a broken source never ends the campaign
+    assert "running" not in p.line()
+
+
+@pytest.mark.parametrize("width", [80, 60, 44])
+def test_the_line_fits_the_width_and_never_loses_the_eta(width):
+    p, clock, _ = plain(12345)
+    p.start(already_done=6000)
+    for status in ("sat", "timeout", "error", "wrong"):
+        p.update(rec(status))
+    clock.advance(3600 * 5)
+    p.running = lambda: [("a_rather_long_instance_name_30x20_seed_512", "sat[encoding=totalizer,solver=cadical195]/cell",
+                          1234.0)]
+    full = p.line()
+    assert len(full) > 80
+    line = p.line(width=width)
+    assert len(line) < width, line
+    assert re.search(r"eta \d+:\d\d:\d\d", line) and "WRONG 1" in line and "[ 6004/12345" in line
+
+
+def test_at_80_columns_zero_counts_go_first_then_elapsed():
+    p, clock, _ = plain(100)
+    p.start()
+    p.update(rec("sat"))
+    p.running = lambda: [("inst", "cpsat/placement", 2.0)]
+    line = p.line(width=80)
+    assert "memout 0" not in line and "running inst cpsat/placement" in line and "eta" in line
+
+
+def test_a_live_line_on_a_narrow_terminal_keeps_the_eta(monkeypatch):
+    import harness.runner.progress as progress
+
+    monkeypatch.setattr(progress, "_columns", lambda stream: 50)
+    p, clock, out = live(200)
+    p.start()
+    p.running = lambda: [("instance_with_a_long_name", "sat[solver=glucose4]/placement", 12.0)]
+    p.update(rec("sat"))
+    clock.advance(1)
+    p.tick()
+    last = out.getvalue().split("\r")[-1].replace(progress.CLEAR, "")
+    assert len(last.rstrip()) < 50 and "eta" in last
+
+
+def test_resumed_runs_count_in_the_statuses():
+    p, clock, _ = plain(10)
+    p.start(already_done=3, stored=[rec("sat"), rec("timeout"), rec("error")])
+    assert (p.solved, p.counts["timeout"], p.counts["error"], p.done) == (1, 1, 1, 3)
+    p.update(rec("sat"))
+    assert p.solved == 2 and p.done == 4

@@ -150,3 +150,52 @@ def test_killing_the_runner_loses_nothing_stored_and_rerunning_completes_it(tmp_
     with ResultsStore(out, create=False) as store:
         rows = store.records()
     assert len(rows) == 5 and len({r["run_id"] for r in rows}) == 5
+
+
+def test_the_store_records_the_plan_and_each_run_its_cpu_time(tmp_path):
+    cfg = write_config(tmp_path, FAKE)
+    outcome = quiet_run(cfg)
+    with ResultsStore(tmp_path / "out", create=False) as store:
+        plan, records = store.plan(), store.records()
+    assert len(plan) == outcome.total == 10 and {p["run_id"] for p in plan} == {r["run_id"] for r in records}
+    assert {p["pair"] for p in plan} == {"fake/placement", "fake/cell"}
+    solved = [r for r in records if r["status"] == "sat"]
+    assert solved and all(r["cpu_s"] is not None and 0 <= r["cpu_s"] < 2 for r in solved)
+    # the broken file's runs never reached a worker: no CPU time, an error with its message
+    broken = [r for r in records if r["instance"] == "broken"]
+    assert all(r["status"] == "error" and r["cpu_s"] is None and "broken.toml" in r["error"] for r in broken)
+    assert outcome.exit_code == 1  # a wrong board outranks the error runs (3)
+
+
+def test_error_runs_give_exit_3_and_a_summary_by_message(tmp_path):
+    cfg = write_config(tmp_path, '[[pairs]]\nbackend = "fake"\nformulation = "cell"\n')
+    (tmp_path / "inst" / "wrongboard.toml").unlink()  # no wrong board: only the broken file fails
+    stream = io.StringIO()
+    outcome = run_campaign(load_config(cfg), stream=stream, live=False)
+    assert outcome.exit_code == 3 and outcome.errors == 1 and outcome.missing == 0
+    text = stream.getvalue()
+    assert "1 run ended in error or memout, by message" in text
+    line = next(x for x in text.splitlines() if "broken.toml" in x)
+    assert line.split()[:3] == ["error", "1", "run"] and line.endswith("(e.g. broken × fake/cell)")
+
+
+def test_the_local_executor_says_what_is_running(tmp_path):
+    from harness.runner.campaign import expand
+    from harness.runner.local import LocalExecutor
+
+    cfg = write_config(tmp_path, '[[pairs]]\nbackend = "fake"\noptions = { mode = "sleep", seconds = 0.5 }\n',
+                       extra="jobs = 2\n")
+    specs = [s for s in expand(load_config(cfg)) if s.instance is not None][:2]
+    executor = LocalExecutor(jobs=2, grace_s=1.0)
+    seen = []
+    try:
+        for item in executor.run(specs):
+            seen.append(executor.running())
+    finally:
+        executor.close()
+    flights = [f for f in seen if f]
+    assert flights, seen
+    names = {(inst, pair) for f in flights for inst, pair, secs in f}
+    assert names <= {(s.instance_name, s.pair.label) for s in specs}
+    assert all(secs >= 0 for f in flights for _, _, secs in f)
+    assert executor.running() == []

@@ -100,14 +100,24 @@ def format_instance(inst: Instance, fmt: str) -> str:
     return _module(fmt).format(inst)
 
 
+def output_format(path: str | Path) -> str:
+    """The format a file written to ``path`` gets: by its extension; no extension: jolyonb.
+
+    Unlike :func:`detect_format` it never reads the file (it need not exist yet).
+    """
+    path = Path(path)
+    fmt = "jolyonb" if path.suffix == "" else EXTENSIONS.get(path.suffix.lower())
+    if fmt is None:
+        raise UsageError(f"{path}: cannot tell the format from the extension {path.suffix!r}; give one of "
+                         f"{', '.join(FORMATS)}")
+    return fmt
+
+
 def write_instance(inst: Instance, path: str | Path, fmt: str | None = None) -> None:
     """Write ``inst`` to ``path``; the format from ``fmt`` or the extension (none: jolyonb)."""
     path = Path(path)
     if fmt is None:
-        fmt = "jolyonb" if path.suffix == "" else EXTENSIONS.get(path.suffix.lower())
-        if fmt is None:
-            raise UsageError(f"{path}: cannot tell the format from the extension {path.suffix!r}; give one of "
-                             f"{', '.join(FORMATS)}")
+        fmt = output_format(path)
     try:
         text = format_instance(inst, fmt)
     except InstanceFormatError as err:
@@ -119,4 +129,4 @@ def write_instance(inst: Instance, path: str | Path, fmt: str | None = None) -> 
 
 
 __all__ = ["FORMATS", "EXTENSIONS", "detect_format", "sniff_format", "parse_instance", "read_instance",
-           "format_instance", "write_instance"]
+           "format_instance", "output_format", "write_instance"]

@@ -1,0 +1,166 @@
+"""Is a campaign complete?  The stored runs against the plan the store recorded, per pair and instance.
+
+``battlebench run`` records the campaign's *plan* in its store (every run the config
+expands to; :meth:`harness.store.ResultsStore.plan`).  :func:`load_campaign` reads the
+runs and the plan and :func:`assess` compares them:
+
+* ``missing``: planned runs with no stored record (an interrupted campaign, rows lost);
+* ``outside``: stored runs that are not in the plan (they ran for an instance file whose
+  content has changed since, or from another plan): left out of every table and check;
+* ``ranked``: the instances on which every planned run is stored, so that every pair has
+  its result there: pairs are ranked on these only, never on a subset that favours the
+  pairs that happened to run first;
+* ``left_out``: the other instances, named in the report's headline.
+
+A store without a plan (schema version 1, or written by hand) has unknown completeness:
+pairs are then ranked on the instances where every pair seen in the store has a run,
+and ``check`` fails unless told ``--allow-incomplete``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from harness.errors import InputError
+from harness.report.data import INSTANCE_KEY, with_instance_key
+from harness.store import ResultsStore
+
+MISSING_COLUMNS = ["pair", "planned", "stored", "missing"]
+
+
+@dataclass(frozen=True)
+class Completeness:
+    """How much of the plan is stored (see the module docstring)."""
+
+    planned: int | None  # runs in the plan; None: the store records no plan
+    stored: int  # planned runs in the store (every stored run when there is no plan)
+    outside: int  # stored runs not in the plan
+    instances: int  # instances in the plan (in the store when there is no plan)
+    ranked: tuple[str, ...]  # instance keys every pair has its results on
+    left_out: tuple[str, ...]  # display names of the other instances, sorted
+    by_pair: pd.DataFrame = field(repr=False, compare=False,
+                                  default_factory=lambda: pd.DataFrame(columns=MISSING_COLUMNS))
+
+    @property
+    def known(self) -> bool:
+        return self.planned is not None
+
+    @property
+    def missing(self) -> int:
+        return 0 if self.planned is None else self.planned - self.stored
+
+    @property
+    def complete(self) -> bool:
+        return self.known and self.missing == 0
+
+    def missing_by_pair(self) -> dict[str, int]:
+        """pair -> planned runs not stored (pairs with none missing left out)."""
+        rows = self.by_pair[self.by_pair["missing"] > 0]
+        return {str(p): int(m) for p, m in zip(rows["pair"], rows["missing"])}
+
+    def sentence(self) -> str:
+        """One sentence for a headline; empty when the campaign is complete."""
+        if self.complete:
+            return ""
+        if not self.known:
+            head = ("Completeness unknown: the store records no plan (written before battlebench kept "
+                    "one, or by hand)")
+        else:
+            head = f"Incomplete: {self.stored} of {self.planned} runs ({self.missing} missing)"
+        n, total = len(self.ranked), self.instances
+        if n == total:
+            return head + "."
+        names = _list(self.left_out)
+        return (f"{head}; pairs are ranked on the {n} of {total} instances every pair has results on "
+                f"(left out: {names}).")
+
+
+def _list(names: tuple[str, ...], most: int = 5) -> str:
+    if len(names) <= most:
+        return ", ".join(names)
+    return ", ".join(names[:most]) + f" and {len(names) - most} more"
+
+
+def _key(frame: pd.DataFrame) -> pd.Series:
+    return frame["instance_path"].fillna(frame["instance"]).astype(object)
+
+
+def assess(runs: pd.DataFrame, plan: list[dict] | None) -> tuple[Completeness, pd.DataFrame]:
+    """The completeness of ``runs`` against ``plan``, and the runs that belong to the plan.
+
+    ``runs`` is the typed run frame; ``plan`` the store's plan rows (None: unknown).
+    """
+    runs = with_instance_key(runs)
+    if plan is None:
+        return _without_plan(runs), runs
+    planned = pd.DataFrame(plan, columns=["run_id", "instance", "instance_path", "pair"])
+    planned[INSTANCE_KEY] = _key(planned)
+    in_plan = runs["run_id"].astype(object).isin(set(planned["run_id"]))
+    kept = runs[in_plan.to_numpy(dtype=bool)].reset_index(drop=True)
+    stored_ids = set(kept["run_id"].astype(object))
+    planned["stored"] = planned["run_id"].isin(stored_ids)
+    by_pair = (planned.groupby("pair", sort=True)["stored"].agg(["size", "sum"])
+               .rename(columns={"size": "planned", "sum": "stored"}).reset_index())
+    by_pair["planned"] = by_pair["planned"].astype("int64")
+    by_pair["stored"] = by_pair["stored"].astype("int64")
+    by_pair["missing"] = by_pair["planned"] - by_pair["stored"]
+    per_instance = planned.groupby(INSTANCE_KEY, sort=True)["stored"].all()
+    names = planned.drop_duplicates(INSTANCE_KEY).set_index(INSTANCE_KEY)["instance"]
+    ranked = tuple(k for k, ok in per_instance.items() if ok)
+    left_out = tuple(sorted(str(names[k]) for k, ok in per_instance.items() if not ok))
+    result = Completeness(len(planned), int(planned["stored"].sum()), int((~in_plan).sum()),
+                          len(per_instance), ranked, left_out, by_pair[MISSING_COLUMNS])
+    return result, kept
+
+
+def _without_plan(runs: pd.DataFrame) -> Completeness:
+    pairs = set(runs["pair"].dropna().astype(object))
+    have = {key: set(group["pair"].dropna().astype(object))
+            for key, group in runs.groupby(INSTANCE_KEY, sort=True)}
+    names = runs.drop_duplicates(INSTANCE_KEY).set_index(INSTANCE_KEY)["instance"]
+    ranked = tuple(k for k, seen in have.items() if seen >= pairs)
+    left_out = tuple(sorted(str(names[k]) for k, seen in have.items() if not seen >= pairs))
+    counts = runs.groupby("pair", sort=True).size() if len(runs) else pd.Series(dtype="int64")
+    by_pair = pd.DataFrame({"pair": list(counts.index), "planned": pd.NA, "stored": list(counts.values),
+                            "missing": 0})
+    return Completeness(None, len(runs), 0, len(have), ranked, left_out, by_pair[MISSING_COLUMNS])
+
+
+def ranked_runs(runs: pd.DataFrame, completeness: Completeness) -> pd.DataFrame:
+    """The runs on the instances every pair has results on (those pairs are ranked on)."""
+    runs = with_instance_key(runs)
+    keep = runs[INSTANCE_KEY].isin(set(completeness.ranked)).to_numpy(dtype=bool)
+    return runs[keep].reset_index(drop=True)
+
+
+@dataclass
+class Campaign:
+    """A results store as the reports and checks see it."""
+
+    directory: Path
+    runs: pd.DataFrame  # the runs of the plan (every run when there is no plan)
+    completeness: Completeness
+    meta: dict[str, str]
+
+    @property
+    def ranked(self) -> pd.DataFrame:
+        return ranked_runs(self.runs, self.completeness)
+
+
+def load_campaign(results_dir: str | Path) -> Campaign:
+    """Read a store's runs, plan and meta; InputError (StoreDamaged) for a missing or damaged store."""
+    directory = Path(results_dir)
+    if not directory.is_dir():
+        raise InputError(f"{results_dir}: no such results directory")
+    with ResultsStore(directory, create=False) as store:
+        runs = store.dataframe()
+        plan = store.plan()
+        meta = store.meta()
+    completeness, kept = assess(runs, plan)
+    return Campaign(directory, kept, completeness, meta)
+
+
+__all__ = ["Campaign", "Completeness", "MISSING_COLUMNS", "assess", "load_campaign", "ranked_runs"]

@@ -1,0 +1,134 @@
+"""The verdict of ``battlebench check``: one pass over a store that fails on anything a CI gate must not let through.
+
+A check *fails* (exit 1) when any of these holds, each reported on its own lines:
+
+* the store holds no runs (nothing was checked);
+* the campaign is incomplete: planned runs are missing, or the store records no plan so
+  completeness cannot be told (unless ``allow_incomplete``);
+* some run ended in ``error`` (unless ``allow_errors``), listed by message;
+* the stored results disagree (:func:`harness.report.agreement.check_agreement`: a wrong
+  board, unsat against a verified board, counts that disagree, the manifest contradicted);
+* with a baseline: a regression (:func:`harness.report.regression.compare`, on CPU
+  time unless ``time="wall"``).
+
+A store that cannot be read (missing, damaged) is not a failed check but bad input: the
+caller gets the :class:`~harness.errors.InputError` (exit 2).  Only the runs of the plan
+are checked (:mod:`harness.report.completeness`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from harness.core.failures import group_failures, render_failures
+from harness.report.agreement import check_agreement, find_manifest, load_manifest, render_problems
+from harness.report.completeness import load_campaign
+from harness.report.regression import compare, improvements, render_regressions, wall_fallbacks
+
+PASSED, FAILED = 0, 1
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    baseline: str | None = None
+    ratio: float = 2.0
+    floor_s: float = 0.1
+    time: str = "cpu"
+    manifest: str | None = None
+    allow_incomplete: bool = False
+    allow_errors: bool = False
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
+    """Check the store in ``results``; write the findings to ``out``; return 0 (passed) or 1 (failed)."""
+    campaign = load_campaign(results)
+    baseline = load_campaign(opts.baseline) if opts.baseline else None  # bad input before any verdict
+    df, c = campaign.runs, campaign.completeness
+    failures: list[str] = []
+
+    if df.empty:
+        print(f"store: {results}: no runs stored"
+              + (f" of {c.planned} planned" if c.known else "") + ": nothing was checked", file=out)
+        print("check: FAILED: an empty store proves nothing", file=out)
+        return FAILED
+
+    # completeness
+    if c.complete:
+        print(f"completeness: all {c.planned} planned runs are stored"
+              + (f" ({c.outside} stored runs outside the plan are left out)" if c.outside else ""), file=out)
+    else:
+        if c.known:
+            per_pair = ", ".join(f"{p} {m}" for p, m in c.missing_by_pair().items())
+            text = f"{c.missing} of {c.planned} planned runs are missing ({per_pair})"
+        else:
+            text = ("unknown: the store records no plan (made before battlebench kept one, or by hand); "
+                    "run its config again with `battlebench run` to record it (stored runs are not "
+                    "executed again)")
+        if opts.allow_incomplete:
+            print(f"completeness: {text}; allowed by --allow-incomplete", file=out)
+        else:
+            print(f"completeness: {text}", file=out)
+            failures.append("incomplete" if c.known else "completeness unknown")
+
+    # errors
+    errors = group_failures(df.to_dict("records"), ("error",))
+    n_errors = sum(g.count for g in errors)
+    if n_errors:
+        print(f"errors: {_plural(n_errors, 'run')} ended in error"
+              + ("; allowed by --allow-errors" if opts.allow_errors else "") + ":", file=out)
+        print(render_failures(errors), file=out)
+        if not opts.allow_errors:
+            failures.append(_plural(n_errors, "error run"))
+    else:
+        print("errors: none", file=out)
+
+    # agreement
+    manifest_path = Path(opts.manifest) if opts.manifest else find_manifest(Path(results))
+    manifest = load_manifest(manifest_path) if manifest_path else None
+    problems = check_agreement(df, manifest)
+    n_inst, n_pairs = df["instance_key"].nunique(), df["pair"].nunique()
+    if problems:
+        print(render_problems(problems), file=out)
+        print(f"check: {_plural(len(problems), 'problem')} in {len(df)} runs ({n_inst} instances, "
+              f"{n_pairs} pairs)", file=out)
+        failures.append(_plural(len(problems), "disagreement"))
+    else:
+        where = f"; expected statuses from {manifest_path}" if manifest_path else ""
+        print(f"agreement: {len(df)} runs, {n_inst} instances, {n_pairs} pairs: every board verified, "
+              f"all pairs agree{where}", file=out)
+
+    # regressions
+    if baseline is not None:
+        old = baseline.runs
+        regressions = compare(old, df, ratio=opts.ratio, floor_s=opts.floor_s, time=opts.time)
+        better = improvements(old, df, ratio=opts.ratio, floor_s=opts.floor_s, time=opts.time)
+        if opts.time == "cpu":
+            fallback = wall_fallbacks(old, df)
+            if fallback:
+                print(f"regression: {_plural(fallback, 'match')} lack cpu_s on one side (a store made "
+                      "before battlebench recorded it): judged on wall time", file=out)
+        if regressions:
+            print(render_regressions(regressions), file=out)
+            print(f"check: {_plural(len(regressions), 'regression')} against {opts.baseline}", file=out)
+            failures.append(_plural(len(regressions), "regression"))
+        else:
+            print(f"regression: none against {opts.baseline} ({opts.time} time, ratio {opts.ratio:g}, "
+                  f"floor {opts.floor_s:g} s)", file=out)
+        if better:
+            print(f"improvements: {len(better)}", file=out)
+            print(render_regressions(better), file=out)
+
+    if failures:
+        print(f"check: FAILED: {'; '.join(failures)}", file=out)
+        return FAILED
+    print(f"check: passed ({len(df)} runs)", file=out)
+    return PASSED
+
+
+__all__ = ["CheckOptions", "FAILED", "PASSED", "run_check"]

@@ -1,0 +1,101 @@
+"""How sure are we?  Bootstrap intervals for shifted geometric means and their ratios, and the tie rule.
+
+Every interval here is a percentile bootstrap over *instances* (scipy.stats.bootstrap,
+:data:`RESAMPLES` resamples, a fixed seed so a report is reproducible): it says how much
+the score depends on which instances happened to be in the suite.  A ratio between two
+pairs is bootstrapped *paired* (the same resampled instances for both), since the pairs
+ran on the same instances.  With one repetition per run the interval does not contain
+run-to-run timing noise; with repetitions each instance's time is already the median.
+
+The tie rule (:func:`tie`): two pairs that solved the same number of instances are *tied
+within noise* when the interval of the ratio of their shifted geometric means contains
+1, and *tied at the timer's resolution* when the two means are both below
+:data:`RESOLUTION_S` or differ by less than it.  A headline names a winner only when
+neither holds (or when the winner solved more instances).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+RESOLUTION_S = 0.01
+"""Times closer than this are not told apart: the CPU clock of /proc ticks every 10 ms and
+the runner's own dispatch costs about a millisecond, with jitter of the same order."""
+
+LEVEL = 0.95
+RESAMPLES = 2000
+SEED = 0
+
+
+def _sgm(x: np.ndarray, shift: float, axis: int = -1) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.exp(np.mean(np.log(x + shift), axis=axis)) - shift
+
+
+def _bootstrap(data: tuple[np.ndarray, ...], statistic, paired: bool) -> tuple[float, float]:
+    from scipy import stats
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # degenerate samples (all equal) give a point interval
+        res = stats.bootstrap(data, statistic, paired=paired, vectorized=True, axis=-1,
+                              confidence_level=LEVEL, n_resamples=RESAMPLES, method="percentile",
+                              rng=np.random.default_rng(SEED))
+    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    return lo, hi
+
+
+def _clean(values: Sequence[float]) -> np.ndarray:
+    arr = np.asarray([float(v) for v in values], dtype="float64")
+    return arr[np.isfinite(arr)]
+
+
+def sgm_interval(times: Sequence[float], shift_s: float = 1.0) -> tuple[float, float]:
+    """The 95 % bootstrap interval of the shifted geometric mean of ``times`` (NaN, NaN below 2 values)."""
+    x = _clean(times)
+    if x.size < 2:
+        return math.nan, math.nan
+    if np.all(x == x[0]):
+        v = float(_sgm(x, shift_s))
+        return v, v
+    return _bootstrap((x,), lambda a, axis: _sgm(a, shift_s, axis), paired=False)
+
+
+def ratio_interval(num: Sequence[float], den: Sequence[float], shift_s: float = 1.0) -> tuple[float, float]:
+    """The 95 % paired bootstrap interval of sgm(num) / sgm(den) over the same instances.
+
+    ``num[i]`` and ``den[i]`` are two pairs' times on instance i; instances where either
+    is missing are dropped.  NaN, NaN with fewer than 2 instances.
+    """
+    a = np.asarray([float(v) for v in num], dtype="float64")
+    b = np.asarray([float(v) for v in den], dtype="float64")
+    both = np.isfinite(a) & np.isfinite(b)
+    a, b = a[both], b[both]
+    if a.size < 2:
+        return math.nan, math.nan
+    if np.all(a == b):
+        return 1.0, 1.0
+
+    def ratio(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _sgm(x, shift_s, axis) / _sgm(y, shift_s, axis)
+
+    return _bootstrap((a, b), ratio, paired=True)
+
+
+def tie(sgm_a: float, sgm_b: float, ratio_lo: float, ratio_hi: float,
+        resolution_s: float = RESOLUTION_S) -> str:
+    """``"resolution"``, ``"noise"`` or ``""`` (told apart) for two pairs' shifted geometric means."""
+    if any(math.isnan(v) for v in (sgm_a, sgm_b)):
+        return ""
+    if (sgm_a < resolution_s and sgm_b < resolution_s) or abs(sgm_a - sgm_b) < resolution_s:
+        return "resolution"
+    if not (math.isnan(ratio_lo) or math.isnan(ratio_hi)) and ratio_lo <= 1.0 <= ratio_hi:
+        return "noise"
+    return ""
+
+
+__all__ = ["LEVEL", "RESAMPLES", "RESOLUTION_S", "ratio_interval", "sgm_interval", "tie"]

@@ -1,0 +1,51 @@
+"""Ways a results store gets damaged on disk, for the integrity tests: overwritten pages, truncation, zero bytes."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+PAGE = 4096
+
+
+def pages(db: Path) -> int:
+    return db.stat().st_size // PAGE
+
+
+def checkpoint(db: Path) -> None:
+    """Fold the WAL into the main file, so that damage to the file is damage to the data."""
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+def overwrite_pages(db: Path, which: list[int], seed: int = 0) -> None:
+    """Overwrite most of each listed page (0-based; page 0 holds the header) with random bytes."""
+    checkpoint(db)
+    rng = random.Random(seed)
+    with open(db, "r+b") as fh:
+        for page in which:
+            fh.seek(page * PAGE + 100)
+            fh.write(bytes(rng.randrange(256) for _ in range(PAGE - 200)))
+
+
+def truncate(db: Path, keep_pages: int) -> None:
+    checkpoint(db)
+    with open(db, "r+b") as fh:
+        fh.truncate(keep_pages * PAGE)
+
+
+def zero_bytes(db: Path) -> None:
+    checkpoint(db)
+    for suffix in ("-wal", "-shm"):
+        db.with_name(db.name + suffix).unlink(missing_ok=True)
+    db.write_bytes(b"")
+
+
+DAMAGES = {
+    "overwritten pages": lambda db: overwrite_pages(db, list(range(2, pages(db), 2))),
+    "truncated": lambda db: truncate(db, max(2, pages(db) // 2)),
+    "zero bytes": zero_bytes,
+}
+"""Each damage, applied to a store's ``results.sqlite`` with enough pages to lose some."""

@@ -1,0 +1,58 @@
+"""Completeness: the stored runs against the store's plan; ranking only where every pair has results."""
+
+from __future__ import annotations
+
+from handstore import make_store, run
+
+from harness.report import metrics
+from harness.report.completeness import load_campaign
+
+A, B = "sat/cell", "cpsat/placement"
+
+
+def planned(n: int = 5):
+    """B runs before A on each instance (as a config listing B first would); A is 5x faster."""
+    return [run(f"i{k}", p, "sat", t) for k in range(1, n + 1) for p, t in ((B, 1.0), (A, 0.2))]
+
+
+def test_a_complete_store(tmp_path):
+    c = load_campaign(make_store(tmp_path / "r", planned())).completeness
+    assert c.complete and c.known and c.missing == 0 and c.planned == c.stored == 10
+    assert len(c.ranked) == 5 and c.left_out == () and c.sentence() == ""
+
+
+def test_an_interrupted_store_counts_what_is_missing_per_pair(tmp_path):
+    runs = planned()
+    camp = load_campaign(make_store(tmp_path / "r", runs[:7], plan=runs))  # stopped after 7 of 10
+    c = camp.completeness
+    assert not c.complete and c.known and (c.planned, c.stored, c.missing) == (10, 7, 3)
+    assert c.missing_by_pair() == {A: 2, B: 1}
+    assert c.left_out == ("i4", "i5") and len(c.ranked) == 3
+    assert c.sentence() == ("Incomplete: 7 of 10 runs (3 missing); pairs are ranked on the 3 of 5 instances "
+                            "every pair has results on (left out: i4, i5).")
+    # ranked on i1..i3 only: A wins 3/3 (B has i4 too, but that would favour the pair that ran first)
+    ranked = camp.ranked
+    assert sorted(ranked["instance"].unique()) == ["i1", "i2", "i3"]
+    head = metrics.headline(ranked, completeness=c)
+    assert head.startswith(c.sentence() + f" {A} wins: 3/3 solved")
+
+
+def test_runs_outside_the_plan_are_left_out(tmp_path):
+    runs = planned(2)
+    stale = run("i1", A, "unsat", 9.0, repetition=7)  # from an older plan
+    camp = load_campaign(make_store(tmp_path / "r", runs + [stale], plan=runs))
+    assert camp.completeness.outside == 1 and camp.completeness.complete
+    assert len(camp.runs) == 4 and "unsat" not in set(camp.runs["status"])
+
+
+def test_a_store_without_a_plan_has_unknown_completeness(tmp_path):
+    runs = planned(3)[:5]  # i3 has only B
+    c = load_campaign(make_store(tmp_path / "r", runs, plan=None)).completeness
+    assert not c.known and not c.complete and c.planned is None
+    assert c.left_out == ("i3",) and len(c.ranked) == 2
+    assert c.sentence().startswith("Completeness unknown: the store records no plan")
+
+
+def test_an_empty_store_with_a_plan(tmp_path):
+    c = load_campaign(make_store(tmp_path / "r", [], plan=planned(2))).completeness
+    assert (c.planned, c.stored, c.missing) == (4, 0, 4) and c.ranked == ()

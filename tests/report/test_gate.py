@@ -1,0 +1,93 @@
+"""`battlebench check` as a CI gate: it fails on every kind of bad data it exists to catch, and passes clean data."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from handstore import BOARD_A, BOARD_B, make_store, run
+
+from harness.errors import InputError
+from harness.report.gate import CheckOptions, run_check
+
+A, B = "sat/cell", "cpsat/placement"
+
+
+def clean(n: int = 3, slow: float = 1.0):
+    return [run(f"i{k}", p, "sat", t * slow, complete=0, exhausted=0, boards=[BOARD_A, BOARD_B])
+            for k in range(1, n + 1) for p, t in ((A, 1.0), (B, 2.0))]
+
+
+def check(path, **opts) -> tuple[int, str]:
+    out = io.StringIO()
+    code = run_check(path, CheckOptions(**opts), out)
+    return code, out.getvalue()
+
+
+def test_clean_complete_results_pass(tmp_path):
+    code, text = check(make_store(tmp_path / "r", clean()))
+    assert code == 0, text
+    assert "completeness: all 6 planned runs are stored" in text and "errors: none" in text
+    assert text.rstrip().endswith("check: passed (6 runs)")
+
+
+def test_an_empty_store_fails_even_when_incomplete_is_allowed(tmp_path):
+    path = make_store(tmp_path / "r", [], plan=clean())
+    for opts in ({}, {"allow_incomplete": True, "allow_errors": True}):
+        code, text = check(path, **opts)
+        assert code == 1 and "no runs stored of 6 planned" in text and "FAILED" in text
+
+
+def test_missing_runs_fail_unless_allowed(tmp_path):
+    runs = clean()
+    path = make_store(tmp_path / "r", runs[:4], plan=runs)
+    code, text = check(path)
+    assert code == 1 and "2 of 6 planned runs are missing (cpsat/placement 1, sat/cell 1)" in text
+    assert "check: FAILED: incomplete" in text
+    code, text = check(path, allow_incomplete=True)
+    assert code == 0 and "allowed by --allow-incomplete" in text
+
+
+def test_a_store_without_a_plan_fails_unless_allowed(tmp_path):
+    path = make_store(tmp_path / "r", clean(), plan=None)
+    code, text = check(path)
+    assert code == 1 and "completeness: unknown" in text and "completeness unknown" in text.splitlines()[-1]
+    assert check(path, allow_incomplete=True)[0] == 0
+
+
+def test_error_runs_fail_unless_allowed_and_are_listed_by_message(tmp_path):
+    runs = clean()
+    runs[1] = run("i1", B, "error", 0.1, error="worker process died (killed by SIGSEGV)")
+    runs[3] = run("i2", B, "error", 0.1, error="worker process died (killed by SIGSEGV)\nstack...")
+    path = make_store(tmp_path / "r", runs)
+    code, text = check(path)
+    assert code == 1 and "2 runs ended in error" in text
+    assert "worker process died (killed by SIGSEGV)  (e.g. i1 × cpsat/placement)" in text
+    assert "check: FAILED: 2 error runs" in text
+    code, text = check(path, allow_errors=True)
+    assert code == 0 and "allowed by --allow-errors" in text
+
+
+def test_a_disagreement_fails(tmp_path):
+    runs = clean()
+    runs[1] = run("i1", B, "unsat", 1.0)
+    code, text = check(make_store(tmp_path / "r", runs), allow_incomplete=True, allow_errors=True)
+    assert code == 1 and "unsat-vs-sat" in text and "1 disagreement" in text
+
+
+def test_regressions_fail_and_cpu_time_is_the_default(tmp_path):
+    old = make_store(tmp_path / "old", clean())
+    busy = [dict(r, wall_s=r["wall_s"] * 3) for r in clean()]  # wall tripled, cpu_s unchanged
+    new = make_store(tmp_path / "new", busy)
+    code, text = check(new, baseline=str(old))
+    assert code == 0 and "regression: none against" in text and "(cpu time" in text
+    code, text = check(new, baseline=str(old), time="wall")
+    assert code == 1 and "slowdown" in text and "FAILED: 6 regressions" in text
+
+
+def test_a_missing_store_is_bad_input_not_a_verdict(tmp_path):
+    with pytest.raises(InputError):
+        check(tmp_path / "nothing")
+    good = make_store(tmp_path / "r", clean())
+    with pytest.raises(InputError):
+        check(good, baseline=str(tmp_path / "nothing"))

@@ -1,0 +1,126 @@
+"""The store's plan, its integrity check on every open, and reading and upgrading version-1 stores."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from damage import DAMAGES
+from harness.core.record import dumps, empty_record
+from harness.errors import InputError, StoreDamaged
+from harness.store import SCHEMA_VERSION, ResultsStore
+from harness.store.sqlite import PLAN_COLUMNS
+
+
+def record(i: int, **fields) -> dict:
+    rec = empty_record()
+    rec.update(run_id=f"run-{i:04d}", campaign="demo", config_hash="h", instance=f"inst{i}",
+               instance_path=f"inst/inst{i}.toml", pair="sat/cell", backend="sat", formulation="cell",
+               task="count-2", status="sat", wall_s=0.5, cpu_s=0.4, detail="x" * 600,
+               boards=dumps([["O.", ".."]]), verdicts=dumps(["ok"]))
+    rec.update(fields)
+    return rec
+
+
+def plan(n: int) -> list[dict]:
+    return [{c: record(i).get(c) for c in PLAN_COLUMNS} for i in range(n)]
+
+
+def filled(tmp_path, n: int = 60):
+    with ResultsStore(tmp_path) as store:
+        store.begin("demo", "h", "", plan=plan(n))
+        for i in range(n):
+            store.add(record(i))
+    return tmp_path / "results.sqlite"
+
+
+def test_the_plan_is_recorded_replaced_and_read_back(tmp_path):
+    with ResultsStore(tmp_path) as store:
+        assert store.plan() is None  # a new store: no plan until a campaign records one
+        store.begin("demo", "h", "", plan=plan(3))
+        assert [p["run_id"] for p in store.plan()] == ["run-0000", "run-0001", "run-0002"]
+        assert set(store.plan()[0]) == set(PLAN_COLUMNS)
+        store.begin("demo", "h", "", plan=plan(2))  # the same campaign, re-planned
+        assert len(store.plan()) == 2
+        store.begin("demo", "h", "")  # no plan given: the recorded one stays
+        assert len(store.plan()) == 2
+        store.begin("demo", "h", "", fresh=True)
+        assert store.plan() is None
+
+
+def test_a_sound_store_passes_the_check(tmp_path):
+    filled(tmp_path)
+    with ResultsStore(tmp_path, create=False) as store:
+        assert len(store) == 60 and len(store.plan()) == 60
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+@pytest.mark.parametrize("create", [False, True])
+def test_a_damaged_store_is_refused_with_one_line_and_left_as_it_is(tmp_path, damage, create):
+    db = filled(tmp_path)
+    DAMAGES[damage](db)
+    before = db.read_bytes()
+    with pytest.raises(StoreDamaged) as err:
+        ResultsStore(tmp_path, create=create)
+    text = str(err.value)
+    assert str(db) in text and "\n" not in text and "damaged" in text
+    assert isinstance(err.value, InputError)  # exit 2 in the CLI
+    assert db.read_bytes() == before
+
+
+def test_damage_found_only_when_reading_is_still_one_line(tmp_path, monkeypatch):
+    filled(tmp_path)
+    store = ResultsStore(tmp_path, create=False)
+
+    class Broken:
+        def execute(self, *a, **k):
+            raise sqlite3.DatabaseError("database disk image is malformed")
+
+        def close(self):
+            pass
+
+    store._conn = Broken()
+    with pytest.raises(StoreDamaged, match="results.sqlite: damaged results store"):
+        store.dataframe()
+    with pytest.raises(StoreDamaged):
+        store.plan()
+    store._conn = None
+
+
+def make_v1(tmp_path, n: int = 3):
+    """A store as battlebench wrote it before schema 2: no cpu_s column, no plan table."""
+    db = filled(tmp_path, n)
+    conn = sqlite3.connect(db)
+    conn.execute("ALTER TABLE runs DROP COLUMN cpu_s")
+    conn.execute("DROP TABLE planned_runs")
+    conn.execute("DELETE FROM campaign_meta WHERE key = 'planned_runs'")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    return db
+
+
+def test_a_version_1_store_is_read_as_it_is(tmp_path):
+    db = make_v1(tmp_path)
+    before = db.read_bytes()
+    with ResultsStore(tmp_path, create=False) as store:
+        assert store.version == 1 and store.plan() is None
+        df = store.dataframe()
+        assert len(df) == 3 and df["cpu_s"].isna().all() and (df["wall_s"] == 0.5).all()
+        assert store.records()[0]["cpu_s"] is None
+    assert db.read_bytes() == before  # reading never upgrades
+
+
+def test_a_version_1_store_is_upgraded_when_a_campaign_writes_to_it(tmp_path):
+    make_v1(tmp_path)
+    with ResultsStore(tmp_path) as store:
+        assert store.version == SCHEMA_VERSION
+        store.begin("demo", "h", "", plan=plan(4))
+        store.add(record(3))
+        df = store.dataframe()
+        assert len(df) == 4 and df["cpu_s"].isna().sum() == 3 and df["cpu_s"].iloc[-1] == 0.4
+        assert len(store.plan()) == 4
+    conn = sqlite3.connect(tmp_path / "results.sqlite")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
