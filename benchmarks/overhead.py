@@ -26,6 +26,7 @@ from pathlib import Path
 from harness.runner.campaign import execute_spec, expand
 from harness.runner.config import load_config
 from harness.runner.process import WorkerPool
+from harness.runner.run import plan_of
 from harness.store import ResultsStore
 
 
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     grace = config.limits.grace_s
     stores = {mode: ResultsStore(Path(f"{config.output}-{mode}")) for mode in ("warm", "cold")}
     for mode, store in stores.items():
-        store.begin(f"{config.name}-{mode}", config.hash, config.text, fresh=True)
+        store.begin(f"{config.name}-{mode}", config.hash, config.text, fresh=True, plan=plan_of(specs))
     samples: dict[tuple[str, str], list[float]] = {}
     walls: dict[tuple[str, str], list[float]] = {}
     bad = 0

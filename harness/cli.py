@@ -77,6 +77,9 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default=None, metavar="DIR", help="report directory (default RESULTS/report)")
     rp.add_argument("--shift", type=float, default=1.0, metavar="S",
                     help="shift of the shifted geometric mean, seconds (default 1)")
+    rp.add_argument("--manifest", default=None, metavar="FILE",
+                    help="instance manifest the disagreements are checked against (default: the nearest "
+                         "instances/MANIFEST.toml)")
 
     ck = sub.add_parser("check", help="agreement (and regression) checks over stored results; exit 1 on a problem")
     ck.add_argument("results", metavar="RESULTS", help="results directory (holds results.sqlite)")
@@ -297,7 +300,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.shift < 0:
         raise UsageError("--shift must be >= 0")
     out = Path(args.out) if args.out else Path(args.results) / "report"
-    written = write_report(args.results, out, shift_s=args.shift)
+    written = write_report(args.results, out, shift_s=args.shift, manifest=args.manifest)
     print(f"wrote {out}/ ({', '.join(sorted(p.name for p in written.values()))})", file=sys.stderr)
     return 0
 

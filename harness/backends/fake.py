@@ -15,6 +15,7 @@ import importlib
 import os
 import signal
 import subprocess
+import sys
 import time
 from typing import ClassVar
 
@@ -27,13 +28,14 @@ class FakeBackend(Backend):
     name: ClassVar[str] = "fake"
     formulations: ClassVar[tuple[str, ...]] = ("placement", "cell")
     options: ClassVar[dict[str, Option]] = {
-        "mode": Option("answer", str, ("answer", "sleep", "spin", "work", "crash", "raise", "exit", "hog",
-                                      "stubborn", "spawn", "segfault", "import")),
+        "mode": Option("answer", str, ("answer", "sleep", "spin", "work", "child-spin", "crash", "raise", "exit",
+                                      "hog", "stubborn", "spawn", "segfault", "import")),
         "seconds": Option(1.0, float, help="how long to sleep or spin"),
         "iterations": Option(1_000_000, int, help="mode work: a fixed amount of CPU work (loop iterations)"),
         "megabytes": Option(0, int, help="how much memory to allocate (mode hog)"),
         "exhausted": Option(True, bool, help="claim the search was exhausted"),
         "pidfile": Option("", str, help="mode spawn: write the grandchild's pid here"),
+        "wait": Option(True, bool, help="mode child-spin: wait for the child (else answer while it still spins)"),
     }
 
     @classmethod
@@ -51,6 +53,13 @@ class FakeBackend(Backend):
             end = time.perf_counter() + self.opts["seconds"]
             while time.perf_counter() < end:
                 pass
+        elif mode == "child-spin":  # CPU spent in a child process, as a solver binary would
+            code = f"import time\nt = time.process_time()\nwhile time.process_time() - t < {self.opts['seconds']}: pass"
+            child = subprocess.Popen([sys.executable, "-c", code])
+            if self.opts["wait"]:
+                child.wait()
+            else:
+                time.sleep(self.opts["seconds"] + 0.2)  # answer while the child is still there, unreaped
         elif mode == "work":  # the same CPU time however busy the machine is; wall time varies
             x = 0
             for i in range(self.opts["iterations"]):

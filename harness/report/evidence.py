@@ -31,6 +31,7 @@ table.board{border-collapse:collapse;font-family:ui-monospace,SFMono-Regular,Men
 table.board td{width:1.25em;height:1.25em;padding:0;text-align:center;border:1px solid #d0d7de}
 table.board td.ship{background:#24292f;color:#fff}table.board td.water{background:#f6f8fa;color:#8c959f}
 .boards figcaption{font-size:.85em;max-width:22em}.bad{color:#cf222e;font-weight:600}
+.wrap td{white-space:normal;min-width:4em}.wrap td:first-child{white-space:nowrap}
 .problem{margin-top:1em}.problem .kind{font-family:ui-monospace,monospace;background:#ffebe9;padding:0 .3em}
 """
 
@@ -71,9 +72,10 @@ def failures_html(df: pd.DataFrame, table_html) -> str:
     runs = failure_table(df)
     if runs.empty:
         return '<p class="note">No run ended in error, memout or timeout.</p>'
-    parts = ["<h3>By message</h3>", table_html(failure_groups(df)), "<h3>Run by run</h3>"]
+    parts = ["<h3>By message</h3>", f'<div class="wrap">{table_html(failure_groups(df))}</div>',
+             "<h3>Run by run</h3>"]
     shown = runs.head(SHOWN_RUNS)
-    parts.append(table_html(shown))
+    parts.append(f'<div class="wrap">{table_html(shown)}</div>')
     if len(runs) > len(shown):
         parts.append(f'<p class="note">The first {len(shown)} of {len(runs)} failed runs; every one is in '
                      '<a href="failures.csv">failures.csv</a>.</p>')

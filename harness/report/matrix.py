@@ -98,7 +98,7 @@ def _cell(entry: dict | None) -> str:
         tip.append(entry["message"])
     word = "" if status == "sat" else f"{status} "
     mixed = "*" if entry["runs"] > 1 and "," in entry["statuses"] else ""
-    return (f'<td class="{STATUS_CLASS.get(status, "st-none")}" data-v="{key:.6g}" data-s="{html.escape(status)}" '
+    return (f'<td class="{STATUS_CLASS.get(status, "st-none")}" data-v="{key!r}" data-s="{html.escape(status)}" '
             f'title="{html.escape(" · ".join(tip))}">{html.escape(word)}{_secs(wall)}{mixed}'
             f'<small>{_secs(cpu)}</small></td>')
 
@@ -107,7 +107,7 @@ _SCRIPT = """
 (function(){
 const t=document.getElementById('matrix');if(!t)return;
 const body=t.tBodies[0],rows=Array.from(body.rows),q=document.getElementById('mx-q'),
-k=document.getElementById('mx-k'),n=document.getElementById('mx-n');
+k=document.getElementById('mx-k'),n=document.getElementById('mx-n'),heads=Array.from(t.tHead.rows[0].cells);
 function kind(r){const s=Array.from(r.cells).slice(1).map(c=>c.dataset.s);
  const solved=s.filter(x=>x==='sat'||x==='unsat');
  return {fail:s.some(x=>x==='error'||x==='memout'||x==='timeout'||x==='missing'),
@@ -118,13 +118,15 @@ function apply(){let re=null;try{re=new RegExp(q.value,'i');}catch(e){re=null;}
   let ok=re?re.test(name):name.toLowerCase().includes(q.value.toLowerCase());
   const f=k.value;if(f&&!kinds[i][f])ok=false;r.style.display=ok?'':'none';if(ok)shown++;});
  n.textContent=shown+' of '+rows.length+' instances';}
-q.addEventListener('input',apply);k.addEventListener('change',apply);
-Array.from(t.tHead.rows[0].cells).forEach((th,col)=>{th.addEventListener('click',()=>{
- const asc=th.dataset.dir!=='asc';Array.from(t.tHead.rows[0].cells).forEach(h=>{delete h.dataset.dir;});
- th.dataset.dir=asc?'asc':'desc';
+function sortBy(col,asc){heads.forEach(h=>{delete h.dataset.dir;});heads[col].dataset.dir=asc?'asc':'desc';
  const key=r=>col===0?r.cells[0].textContent:parseFloat(r.cells[col].dataset.v);
  rows.sort((a,b)=>{const x=key(a),y=key(b);const c=(typeof x==='string')?x.localeCompare(y):x-y;
-  return asc?c:-c;});rows.forEach(r=>body.appendChild(r));});});
+  return asc?c:-c;});rows.forEach(r=>body.appendChild(r));}
+q.addEventListener('input',apply);k.addEventListener('change',apply);
+heads.forEach((th,col)=>{th.addEventListener('click',()=>sortBy(col,th.dataset.dir!=='asc'));});
+const p=new URLSearchParams(location.hash.slice(1));
+if(p.has('q'))q.value=p.get('q');if(p.has('k'))k.value=p.get('k');
+const c=parseInt(p.get('sort'));if(c>=0&&c<heads.length)sortBy(c,p.get('dir')!=='desc');
 apply();})();
 """
 
@@ -163,7 +165,8 @@ def matrix_html(df: pd.DataFrame, pairs: list[str]) -> str:
         '<span id="mx-n" class="sub"></span></div>',
         f'<p class="sub legend">{legend}<span class="st-none">no run</span> Each cell: wall time (s), '
         "CPU time below it; * marks repetitions that disagree in status. Click a column to sort "
-        "(unsolved last); hover a cell for its statuses, termination and message.</p>",
+        "(unsolved last); hover a cell for its statuses, termination and message. A link can carry the "
+        "view: <code>index.html#q=REGEX&amp;k=fail|wrong|differ&amp;sort=COLUMN&amp;dir=desc</code>.</p>",
         '<div class="scroll"><table class="matrix" id="matrix"><thead><tr><th>instance</th>',
     ]
     out += [f"<th>{html.escape(p)}</th>" for p in columns]

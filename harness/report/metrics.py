@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -424,119 +423,9 @@ def all_tables(df: pd.DataFrame, shift_s: float = 1.0) -> dict[str, pd.DataFrame
     return tables
 
 
-# -- headline ------------------------------------------------------------------------------
-
-def _secs(x: float) -> str:
-    if math.isnan(x):
-        return "n/a"
-    return f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
-
-
-def _times(r: float) -> str:
-    if math.isnan(r):
-        return "n/a"
-    return f"{r:.1f}×" if r < 10 else f"{r:.0f}×"
-
-
-def _interval(lo: float, hi: float) -> str:
-    if math.isnan(lo) or math.isnan(hi):
-        return ""
-    return f", 95% CI {_fmt_ratio(lo)}–{_fmt_ratio(hi)}"
-
-
-def _fmt_ratio(r: float) -> str:
-    return f"{r:.2f}" if r < 10 else f"{r:.0f}"
-
-
-def _solved(r: pd.Series) -> str:
-    return f"{int(r['solved'])}/{int(r['instances'])}"
-
-
-def _winner_sentence(pairs: pd.DataFrame) -> str:
-    win = pairs.iloc[0]
-    n = int(win["instances"])
-    sgm = f"shifted geometric mean {_secs(float(win['sgm_s']))} s"
-    if len(pairs) == 1:
-        return f"{win['pair']} is the only pair: {_solved(win)} solved, {sgm}"
-    tied = pairs.iloc[1:][pairs.iloc[1:]["tie"].astype(str) != ""]
-    if len(tied):
-        names = [str(win["pair"])] + [str(p) for p in tied["pair"]]
-        who = " and ".join(names) if len(names) == 2 else ", ".join(names[:-1]) + " and " + names[-1]
-        first = tied.iloc[0]
-        if (tied["tie"] == "resolution").all():
-            secs = " and ".join(f"{_secs(float(x))} s" for x in [win["sgm_s"], *tied["sgm_s"]])
-            return (f"No single winner: {who} tie at the timer's resolution ({_solved(win)} solved each; "
-                    f"shifted geometric means {secs} are closer than {noise.RESOLUTION_S * 1000:g} ms)")
-        return (f"No single winner: {who} tie within noise ({_solved(win)} solved each; "
-                f"{first['pair']} / {win['pair']} = {_fmt_ratio(float(first['sgm_ratio']))}×"
-                f"{_interval(float(first['ratio_lo']), float(first['ratio_hi']))}); "
-                f"the smallest {sgm} is {win['pair']}'s")
-    lo, hi = float(win["sgm_lo"]), float(win["sgm_hi"])
-    ci = "" if math.isnan(lo) or math.isnan(hi) else f" (95% CI {_secs(lo)}–{_secs(hi)} s)"
-    return f"{win['pair']} wins: {_solved(win)} solved, {sgm}{ci}"
-
-
-def headline(df: pd.DataFrame, shift_s: float = 1.0, *, completeness: Any = None) -> str:
-    """Plain sentences: which pair wins (or which tie within noise), by how much, how sure, anything wrong.
-
-    ``df`` is the runs pairs are ranked on; ``completeness`` (a
-    :class:`harness.report.completeness.Completeness`) puts "incomplete: N of M runs" and
-    the instances left out first.  Ratios are each pair's sgm_s over the winner's, with
-    their 95 % paired bootstrap interval; the three pairs after the winner are named, then
-    only the last.  Pairs tied with the winner (:func:`harness.report.noise.tie`) make the
-    headline say so instead of naming a winner.
-    """
-    lead = completeness.sentence() + " " if completeness is not None and completeness.sentence() else ""
-    pairs = pair_table(df, shift_s)
-    if pairs.empty:
-        return lead + "No runs in these results." if lead else "No runs in these results."
-    win = pairs.iloc[0]
-    n = int(win["instances"])
-    first = _winner_sentence(pairs)
-    others = []
-    rest = pairs.iloc[1:]
-    rest = rest[rest["tie"].astype(str) == ""]
-    shown = list(range(min(3, len(rest))))
-    if len(rest) > 3:
-        shown.append(len(rest) - 1)
-    for i in shown:
-        r = rest.iloc[i]
-        ratio = float(r["sgm_ratio"])
-        ci = _interval(float(r["ratio_lo"]), float(r["ratio_hi"]))[2:]
-        solved = ""
-        if int(r["solved"]) != int(win["solved"]) or int(r["instances"]) != n:
-            solved = f"{_solved(r)} solved"
-        last = i == len(rest) - 1 and len(rest) > 3
-        notes = "; ".join(x for x in ([solved] if last else [ci, solved]) if x)
-        note = f" ({notes})" if notes else ""
-        if i == 0:
-            how = "slower" if math.isnan(ratio) or ratio >= 1 else "the time"
-            label = "the runner-up" if len(rest) == len(pairs) - 1 else "next"
-            others.append(f"{label} {r['pair']} is {_times(ratio)} {how}{note}")
-        elif last:
-            others.append(f"and {len(rest) - 3} more, the last {r['pair']} {_times(ratio)}{note}")
-        else:
-            others.append(f"{r['pair']} {_times(ratio)}{note}")
-    sentence = lead + first + ("; " + ", ".join(others) if others else "") + "."
-    reps = int(pairs["runs"].max()) > int(pairs["instances"].max()) if len(pairs) else False
-    if len(pairs) > 1 and n >= 2:
-        sentence += (f" Intervals: bootstrap over the {n} instances"
-                     + ("." if reps else "; one run per pair and instance, so run-to-run timing noise "
-                                        "is not in them."))
-    wrong = pairs[pairs["wrong"] > 0]
-    total = int(pairs["wrong"].sum())
-    if total == 0:
-        sentence += " No run gave a wrong answer."
-    else:
-        who = ", ".join(f"{int(w)} by {p}" for p, w in zip(wrong["pair"], wrong["wrong"]))
-        sentence += (f" {total} run{'s' if total != 1 else ''} gave a wrong answer ({who}): "
-                     f"check {'them' if total != 1 else 'it'} before trusting these numbers.")
-    return sentence
-
-
 __all__ = [
     "BEST_BACKEND_COLUMNS", "BEST_FORMULATION_COLUMNS", "CELL_COLUMNS", "PAIR_COLUMNS",
     "REPETITION_COLUMNS", "TABLES", "VBS_COLUMNS", "all_tables", "best_backend_per_formulation",
-    "best_formulation_per_backend", "headline", "instance_times", "pair_table", "pivot_sgm",
+    "best_formulation_per_backend", "instance_times", "pair_table", "pivot_sgm",
     "pivot_solved", "repetition_table", "shifted_geomean", "virtual_best",
 ]

@@ -9,8 +9,8 @@ run-to-run timing noise; with repetitions each instance's time is already the me
 
 The tie rule (:func:`tie`): two pairs that solved the same number of instances are *tied
 within noise* when the interval of the ratio of their shifted geometric means contains
-1, and *tied at the timer's resolution* when the two means are both below
-:data:`RESOLUTION_S` or differ by less than it.  A headline names a winner only when
+1, and *tied within the timer's resolution* when the two means differ by less than
+:data:`RESOLUTION_S` (as two means below it do).  A headline names a winner only when
 neither holds (or when the winner solved more instances).
 """
 
@@ -91,7 +91,7 @@ def tie(sgm_a: float, sgm_b: float, ratio_lo: float, ratio_hi: float,
     """``"resolution"``, ``"noise"`` or ``""`` (told apart) for two pairs' shifted geometric means."""
     if any(math.isnan(v) for v in (sgm_a, sgm_b)):
         return ""
-    if (sgm_a < resolution_s and sgm_b < resolution_s) or abs(sgm_a - sgm_b) < resolution_s:
+    if abs(sgm_a - sgm_b) < resolution_s:  # (two means below the resolution are closer than it too)
         return "resolution"
     if not (math.isnan(ratio_lo) or math.isnan(ratio_hi)) and ratio_lo <= 1.0 <= ratio_hi:
         return "noise"

@@ -346,9 +346,19 @@ def scatter_vs_best(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: 
     for ax in axes.flat:
         ax.set_xscale("log")
         ax.set_yscale("log")
-    lo, hi, at_limit = _fitted_range(it, order)
     limit = _limit_of(it)
     instances = sorted(set(it[INSTANCE_KEY])) if not it.empty else []
+    # each axis fitted to its own points: x to the best pair's, y to the others'; the limit is
+    # inside an axis only when some point on that axis sits on it (unsolved, or no run)
+    best_rows = it[it["pair"] == best_pair]
+    other_rows = it[it["pair"] != best_pair]
+    xlo, xhi, x_at_limit = _fitted_range(best_rows)
+    ylo, yhi, y_at_limit = _fitted_range(other_rows, others) if len(other_rows) else (xlo, xhi, False)
+    x_at_limit |= len(best_rows) < len(instances)
+    if x_at_limit:
+        xhi = max(xhi, limit * 1.6)
+    lo = min(xlo, ylo)
+    at_limit = x_at_limit or y_at_limit
 
     def side(pair: str) -> tuple[np.ndarray, np.ndarray]:
         rows = it[it["pair"] == pair].set_index(INSTANCE_KEY).reindex(instances)
@@ -369,12 +379,14 @@ def scatter_vs_best(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: 
         st = styles[pair]
         y, ysolved = side(pair)
         both = bsolved & ysolved
+        hi = max(xhi, yhi)
         ax.plot([lo, hi], [lo, hi], color=_GREY, lw=1)
         for f in (10.0,):
             ax.plot([lo, hi], [lo * f, hi * f], color=_GREY, lw=0.6, ls=":")
             ax.plot([lo, hi], [lo / f, hi / f], color=_GREY, lw=0.6, ls=":")
-        if at_limit:
+        if y_at_limit:
             ax.axhline(limit, color=_GREY, ls="--", lw=0.8)
+        if x_at_limit:
             ax.axvline(limit, color=_GREY, ls="--", lw=0.8)
         ax.scatter(bx[both], y[both], s=22, color=st["color"], marker=st["marker"], alpha=0.8,
                    edgecolors="none")
@@ -390,9 +402,8 @@ def scatter_vs_best(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: 
             text += f"\nsolved here, not by the best: {won}"
         ax.text(0.97, 0.03, text, transform=ax.transAxes, va="bottom", ha="right", fontsize=8,
                 bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9})
-        ax.set_xlim(lo, hi)
-        ax.set_ylim(lo, hi)
-        ax.set_aspect("equal", adjustable="box")
+        ax.set_xlim(lo, xhi)
+        ax.set_ylim(lo, yhi)
         ax.set_title(_wrap(pair), fontsize=9, color=st["color"])
         ax.grid(True, alpha=0.25)
         if k % ncols == 0:

@@ -39,6 +39,7 @@ import pandas as pd
 
 from harness import __version__
 from harness.report import evidence, matrix, metrics, noise, plots, sizes
+from harness.report.headline import headline as headline_of
 from harness.report.agreement import check_agreement, find_manifest, load_manifest
 from harness.report.completeness import Completeness, load_campaign
 
@@ -47,11 +48,15 @@ NA = "–"
 
 OUTCOME_COLUMNS = [
     "pair", "runs", "instances", "solved", "sat", "unsat", "timeout", "memout", "error", "wrong",
-    "par2_s", "par10_s", "sgm_s [95% CI]", "× winner [95% CI]", "tie", "median_s", "cpu_median_s",
-    "vbs_gap_s", "unique_solves",
+    "unique_solves",
 ]
-"""The pairs table's columns shown as "outcome and speed" (the rest: "model and resources");
-the two bracketed ones are made for display from sgm_s, sgm_lo, sgm_hi and sgm_ratio,
+"""The pairs table's columns shown as "outcome"; then "speed" and "model and resources"."""
+
+SPEED_COLUMNS = [
+    "pair", "sgm_s [95% CI]", "× winner [95% CI]", "tie", "par2_s", "par10_s", "median_s", "cpu_median_s",
+    "vbs_gap_s",
+]
+"""The two bracketed columns are made for display from sgm_s, sgm_lo, sgm_hi and sgm_ratio,
 ratio_lo, ratio_hi (:func:`display_pairs`)."""
 
 RESOURCE_COLUMNS = [
@@ -100,7 +105,7 @@ def _measures(shift_s: float) -> list[tuple[str, str]]:
         ("SGM (sgm_s, sgm_ratio)", f"shifted geometric mean of the times, exp(mean(log(t + {shift_s:g}))) "
                                    f"− {shift_s:g} with shift {shift_s:g} s (unsolved at the limit): "
                                    "a typical time in which fast instances do not vanish and one slow "
-                                   "one does not dominate; sgm_ratio is relative to the best pair."),
+                                   "one does not dominate; sgm_ratio (× winner) is relative to the winner."),
         ("VBS (virtual best solver)", "per instance, the fastest pair; vbs_gap_s is a pair's mean "
                                       "time beyond it, unique_solves the instances only this pair solved."),
         ("95% CI, × winner, tie", "sgm_s [95% CI]: the interval of a percentile bootstrap over the "
@@ -108,7 +113,7 @@ def _measures(shift_s: float) -> list[tuple[str, str]]:
                                   "which instances were drawn. × winner: sgm_s / the winner's, with its "
                                   "paired bootstrap interval. A pair that solved as many instances as the "
                                   "winner is tied with it (tie = noise) when that interval contains 1, or "
-                                  f"(tie = resolution) when both means are below, or differ by less than, "
+                                  f"(tie = resolution) when the two means differ by less than "
                                   f"{noise.RESOLUTION_S * 1000:g} ms, the timer's resolution; the headline "
                                   "then names no single winner. With one run per pair and instance, "
                                   "run-to-run timing noise is not in the interval: use repetitions."),
@@ -218,13 +223,18 @@ def markdown_table(df: pd.DataFrame, floatfmt: Fmt = None) -> str:
 _NUM = ' class="num"'
 
 
+def _breakable(header: str) -> str:
+    """A column name, escaped, that may wrap after an underscore (``median_<wbr>peak_<wbr>rss_<wbr>mb``)."""
+    return html.escape(header).replace("_", "_<wbr>")
+
+
 def html_table(df: pd.DataFrame, floatfmt: Fmt = None, *, first_row_class: str | None = None) -> str:
     """``df`` as an HTML ``<table>`` (escaped, numbers right-aligned), formatted as :func:`markdown_table`."""
     if len(df.columns) == 0 or df.empty:
         return '<p class="note">No rows.</p>'
     header, numeric, rows = _cells(df, floatfmt)
     out = ['<div class="scroll"><table>', "<thead><tr>"]
-    out += [f"<th{_NUM if num else ''}>{html.escape(h)}</th>" for h, num in zip(header, numeric)]
+    out += [f"<th{_NUM if num else ''}>{_breakable(h)}</th>" for h, num in zip(header, numeric)]
     out.append("</tr></thead><tbody>")
     for i, row in enumerate(rows):
         cls = f' class="{first_row_class}"' if i == 0 and first_row_class else ""
@@ -299,14 +309,14 @@ def _facts(df: pd.DataFrame, meta: dict[str, str], results_dir: Path, generated:
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0 auto;
-max-width:1200px;padding:1.2em 1.6em 3em;color:#1b1f24;line-height:1.45;background:#fff}
+max-width:1400px;padding:1.2em 1.6em 3em;color:#1b1f24;line-height:1.45;background:#fff}
 h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #d0d7de;
 padding-bottom:.2em}h3{font-size:1.05em;margin-top:1.2em}
 .sub{color:#57606a;font-size:.92em}.headline{font-size:1.08em;background:#eef6ff;border-left:4px solid #0969da;
 padding:.7em 1em;margin:1em 0}.warn{background:#fff8c5;border-left:4px solid #bf8700;padding:.6em 1em;margin:1em 0}
 .scroll{overflow-x:auto;margin:.5em 0}table{border-collapse:collapse;font-size:.86em}
 th,td{border:1px solid #d0d7de;padding:.25em .55em;white-space:nowrap;text-align:left}
-th{background:#f6f8fa;position:sticky;top:0;white-space:normal;overflow-wrap:anywhere;vertical-align:bottom}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f6f8fa;position:sticky;top:0;white-space:normal;vertical-align:bottom}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 tbody tr:nth-child(even){background:#fafbfc}tr.best{font-weight:600;background:#f0fff4}
 .note{color:#57606a;font-style:italic}figure{margin:1.2em 0}figure img{max-width:100%;height:auto;
 border:1px solid #eaeef2}figcaption{color:#424a53;font-size:.92em;max-width:60em}
@@ -372,8 +382,10 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
         '<h2 id="pairs">Pairs</h2>',
         '<p class="sub">Best first: most instances solved, then smallest shifted geometric mean; ranked on '
         "the instances every pair has results on.</p>",
-        "<h3>Outcome and speed</h3>",
+        "<h3>Outcome</h3>",
         html_table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]], first_row_class="best"),
+        "<h3>Speed</h3>",
+        html_table(pairs[[c for c in SPEED_COLUMNS if c in pairs.columns]], first_row_class="best"),
         "<h3>Model and resources</h3>",
         html_table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]),
         '<h3 id="measures">How to read the measures</h3><dl class="measures">',
@@ -440,8 +452,10 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
            "[index.html](index.html).", "",
            "## Pairs", "", "Best first: most instances solved, then smallest shifted geometric mean; ranked on "
            "the instances every pair has results on.", "",
-           "### Outcome and speed", "",
+           "### Outcome", "",
            table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]]), "",
+           "### Speed", "",
+           table(pairs[[c for c in SPEED_COLUMNS if c in pairs.columns]]), "",
            "### Model and resources", "",
            table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]), ""]
     groups: pd.DataFrame = extra["failure_groups"]
@@ -509,7 +523,7 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     by_size = sizes.size_tables(ranked, shift_s, pairs=tables["pairs"])
     if len(by_size["size_winners"]) > 1:  # a campaign over several board sizes
         tables.update(by_size)
-    headline = metrics.headline(ranked, shift_s, completeness=completeness)
+    headline = headline_of(ranked, shift_s, completeness=completeness)
     pairs = tables["pairs"]
     best_pair = str(pairs["pair"].iloc[0]) if not pairs.empty else None
     skipped = plots.problems(ranked, best_pair, shift_s=shift_s)

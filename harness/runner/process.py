@@ -25,7 +25,7 @@ from typing import Any
 
 from harness.core.status import Task, Termination
 from harness.puzzle.instance import Instance
-from harness.runner.worker import read_frame, status_kb, tree_cpu_s, write_frame
+from harness.runner.worker import TICK_S, read_frame, status_kb, tree_cpu_s, write_frame
 from harness.solve import Outcome, SolveResult, judge
 
 DEFAULT_GRACE_S = 5.0
@@ -54,7 +54,8 @@ class Execution:
     limit; ``outcome`` holds a late answer if one came during the grace), ``memout``,
     ``crash`` (the worker died or failed outside the run).  ``cpu_s`` is the user +
     system CPU time of the worker's process tree during the run: the worker's own
-    ``getrusage`` when it answered, else the runner's last reading of /proc before the
+    ``getrusage`` when it answered (unless the runner's reading of /proc saw clearly
+    more: children still alive), else the runner's last reading of /proc before the
     worker was killed or died (clock ticks, 10 ms).
     """
 
@@ -149,7 +150,10 @@ class WorkerProcess:
             outcome = payload
             peak = getattr(outcome, "peak_rss_mb", None)
             own = getattr(outcome, "cpu_s", None)
-            cpu = own if own is not None else cpu  # finer than /proc's clock ticks
+            # the worker's getrusage is finer than /proc's clock ticks, but misses children still
+            # alive when the run ended: /proc wins when it saw clearly more
+            if own is not None and (cpu is None or cpu <= own + 2 * TICK_S):
+                cpu = own
             if isinstance(outcome, Outcome) and outcome.failure == "memout":
                 return Execution("memout", outcome, wall, peak or _mb(peak_kb), self.pid, cpu_s=cpu)
             return Execution("ok", outcome, wall, peak if peak is not None else _mb(peak_kb), self.pid,

@@ -95,7 +95,8 @@ def tree_cpu_s(pid: int) -> float | None:
     return total
 
 
-_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+"""The clock tick of /proc's CPU times (10 ms on most Linux systems)."""
 
 
 def _stat_ticks(pid: int, with_children: bool) -> float | None:
@@ -109,7 +110,7 @@ def _stat_ticks(pid: int, with_children: bool) -> float | None:
         utime, stime, cutime, cstime = (int(fields[i]) for i in (11, 12, 13, 14))
     except (IndexError, ValueError):
         return None
-    return (utime + stime + (cutime + cstime if with_children else 0)) * _TICK_S
+    return (utime + stime + (cutime + cstime if with_children else 0)) * TICK_S
 
 
 def _children(pid: int) -> list[int]:

@@ -183,16 +183,11 @@ class ResultsStore:
             if not create or tables:
                 raise InputError(f"{self.path}: not a results store (no runs table)")
             conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with self._transaction():
                 conn.execute(_create_runs())
                 conn.execute(_CREATE_META)
                 conn.execute(_CREATE_PLAN)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
         else:
             have = [r[1] for r in conn.execute("PRAGMA table_info(runs)")]
             expected = [c for c in COLUMNS if version >= 2 or c not in ADDED_IN_2]
@@ -216,17 +211,24 @@ class ResultsStore:
     def _upgrade(self) -> None:
         """Version 1 -> 2 in place: the ``cpu_s`` column (null for old runs) and the plan table."""
         conn = self._db
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             for column in ADDED_IN_2:
                 conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
             conn.execute(_CREATE_PLAN)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self.version = SCHEMA_VERSION
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
+        conn = self._db
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        self.version = SCHEMA_VERSION
 
     @property
     def _db(self) -> sqlite3.Connection:
@@ -246,36 +248,29 @@ class ResultsStore:
         unless ``fresh``, which first deletes every run and the old campaign.
         """
         conn = self._db
-        with self._guard():
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                if fresh:
-                    conn.execute("DELETE FROM runs")
-                    conn.execute("DELETE FROM campaign_meta")
-                    conn.execute("DELETE FROM planned_runs")
-                old = dict(conn.execute("SELECT key, value FROM campaign_meta").fetchall())
-                old_hash = old.get("config_hash")
-                if old_hash is not None and old_hash != config_hash:
-                    raise StoreMismatch(
-                        f"{self._label}: results store holds campaign {old.get('campaign')!r} "
-                        f"with config {_short(old_hash)}, not {_short(config_hash)}; "
-                        f"use --fresh to discard its runs or choose another output directory"
-                    )
-                now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-                conn.executemany(
-                    "INSERT OR REPLACE INTO campaign_meta (key, value) VALUES (?, ?)",
-                    [("campaign", campaign), ("config_hash", config_hash),
-                     ("config_text", config_text)],
+        with self._guard(), self._transaction():
+            if fresh:
+                conn.execute("DELETE FROM runs")
+                conn.execute("DELETE FROM campaign_meta")
+                conn.execute("DELETE FROM planned_runs")
+            old = dict(conn.execute("SELECT key, value FROM campaign_meta").fetchall())
+            old_hash = old.get("config_hash")
+            if old_hash is not None and old_hash != config_hash:
+                raise StoreMismatch(
+                    f"{self._label}: results store holds campaign {old.get('campaign')!r} "
+                    f"with config {_short(old_hash)}, not {_short(config_hash)}; "
+                    f"use --fresh to discard its runs or choose another output directory"
                 )
-                conn.execute("INSERT OR IGNORE INTO campaign_meta (key, value) VALUES (?, ?)",
-                             ("created_at", now))
-                if plan is not None:
-                    self._write_plan(plan)
-                count = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+            now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            conn.executemany(
+                "INSERT OR REPLACE INTO campaign_meta (key, value) VALUES (?, ?)",
+                [("campaign", campaign), ("config_hash", config_hash), ("config_text", config_text)],
+            )
+            conn.execute("INSERT OR IGNORE INTO campaign_meta (key, value) VALUES (?, ?)",
+                         ("created_at", now))
+            if plan is not None:
+                self._write_plan(plan)
+            count = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
         return count
 
     def _write_plan(self, plan: Sequence[dict[str, Any]]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from handstore import make_store, run
 
-from harness.report import metrics
+from harness.report.headline import headline
 from harness.report.completeness import load_campaign
 
 A, B = "sat/cell", "cpsat/placement"
@@ -33,7 +33,7 @@ def test_an_interrupted_store_counts_what_is_missing_per_pair(tmp_path):
     # ranked on i1..i3 only: A wins 3/3 (B has i4 too, but that would favour the pair that ran first)
     ranked = camp.ranked
     assert sorted(ranked["instance"].unique()) == ["i1", "i2", "i3"]
-    head = metrics.headline(ranked, completeness=c)
+    head = headline(ranked, completeness=c)
     assert head.startswith(c.sentence() + f" {A} wins: 3/3 solved")
 
 

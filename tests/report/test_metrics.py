@@ -11,6 +11,7 @@ from handstore import make_store, run
 
 from harness.errors import InputError
 from harness.report import data, metrics
+from harness.report.headline import headline
 
 NAN = float("nan")
 LIMIT = 10.0
@@ -231,7 +232,7 @@ def test_all_tables_keys_and_consistency(golden):
 
 
 def test_headline_golden(golden):
-    text = metrics.headline(golden, 1.0)
+    text = headline(golden, 1.0)
     # sgm: sat/cell 66**(1/3) - 1 = 3.04; sat/placement 4.48 (1.47x); cpsat/placement 8.89 (2.92x).
     # On 3 instances the paired interval of sat/placement's ratio reaches 1 (a resample of c
     # alone: 10 / 10 = 1; of a alone: 2 / 1 = 2): a tie within noise, not a winner.
@@ -245,7 +246,7 @@ def test_headline_golden(golden):
 
 def test_headline_without_wrong_runs(tmp_path):
     runs = [run("a", SC, "sat", 0.41), run("a", SP, "sat", 1.0)]
-    text = metrics.headline(data.load(make_store(tmp_path / "h", runs)))
+    text = headline(data.load(make_store(tmp_path / "h", runs)))
     assert text.startswith("sat/cell wins: 1/1 solved, shifted geometric mean 0.41 s; ")  # 1 instance: no CI
     assert "No run gave a wrong answer." in text
 
@@ -254,7 +255,7 @@ def test_headline_names_three_pairs_then_the_last(tmp_path):
     runs = [run("a", f"p{i}/cell", "sat", float(i)) for i in range(1, 8)]
     runs += [run("b", "p7/cell", "wrong", 0.5), run("b", "p1/cell", "sat", 1.0), run("b", "p6/cell", "wrong", 0.5)]
     runs += [run("b", f"p{i}/cell", "sat", float(i)) for i in range(2, 6)]
-    text = metrics.headline(data.load(make_store(tmp_path / "many", runs)))
+    text = headline(data.load(make_store(tmp_path / "many", runs)))
     # p1: sgm 1; p2: 2; ...; p7 solved 1/2: exp((log 8 + log 11) / 2) - 1
     slowest = math.exp((math.log(7.0 + 1) + math.log(10.0 + 1)) / 2) - 1
     assert text == ("p1/cell wins: 2/2 solved, shifted geometric mean 1 s (95% CI 1–1 s); the runner-up p2/cell "
@@ -341,7 +342,7 @@ def test_empty_store_gives_empty_tables(tmp_path):
     assert list(tables["pivot_sgm"].columns) == ["formulation"]
     assert list(tables["best_formulation_per_backend"].columns) == metrics.BEST_FORMULATION_COLUMNS
     assert metrics.instance_times(df).empty
-    assert metrics.headline(df) == "No runs in these results."
+    assert headline(df) == "No runs in these results."
 
 
 def test_load_without_a_store(tmp_path):

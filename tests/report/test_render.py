@@ -15,6 +15,7 @@ import pytest
 from handstore import make_store, run
 from harness.report import metrics, plots
 from harness.report.data import load
+from harness.report.headline import headline
 from harness.report.render import format_number, markdown_table, write_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,9 +64,9 @@ def test_index_html_is_self_contained_and_complete(store, tmp_path):
     out = tmp_path / "report"
     write_report(store, out)
     page = (out / "index.html").read_text(encoding="utf-8")
-    headline = metrics.headline(load(store))
-    assert html.escape(headline) in page
-    assert page.index(html.escape(headline)) < page.index("<table")  # the headline comes first
+    text = headline(load(store))
+    assert html.escape(text) in page
+    assert page.index(html.escape(text)) < page.index("<table")  # the headline comes first
     for pair in PAIRS:
         assert html.escape(pair) in page, pair
     images = re.findall(r'<img [^>]*src="([^"]*)"', page)
@@ -96,7 +97,7 @@ def test_summary_md_has_markdown_tables_with_every_pair(store, tmp_path):
     write_report(store, out)
     text = (out / "summary.md").read_text(encoding="utf-8")
     lines = text.splitlines()
-    assert metrics.headline(load(store)) in text
+    assert headline(load(store)) in text
     header = lines.index(next(line for line in lines if line.startswith("| pair | runs |")))
     assert re.fullmatch(r"\|(---:?\|)+", lines[header + 1])
     rows = lines[header + 2: header + 2 + len(PAIRS)]

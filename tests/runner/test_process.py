@@ -154,3 +154,9 @@ def test_cpu_time_counts_the_children_of_the_worker():
         child.stdin.close()
         child.wait()
     assert tree_cpu_s(child.pid) is None  # gone
+
+
+@pytest.mark.parametrize("wait", [True, False])
+def test_cpu_time_includes_child_processes_reaped_or_not(pool, wait):
+    ex, res = run(pool, request("child-spin", seconds=0.5, wait=wait))
+    assert res.status is Status.SAT and 0.4 <= ex.cpu_s <= 0.5 + 0.3, ex.cpu_s

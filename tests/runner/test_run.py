@@ -199,3 +199,23 @@ def test_the_local_executor_says_what_is_running(tmp_path):
     assert names <= {(s.instance_name, s.pair.label) for s in specs}
     assert all(secs >= 0 for f in flights for _, _, secs in f)
     assert executor.running() == []
+
+
+def test_a_store_from_before_the_plan_gets_one_by_running_its_config_again(tmp_path):
+    import sqlite3
+
+    cfg = write_config(tmp_path, FAKE)
+    quiet_run(cfg)
+    conn = sqlite3.connect(tmp_path / "out" / "results.sqlite")  # as battlebench 0.1 left it: schema 1
+    conn.execute("ALTER TABLE runs DROP COLUMN cpu_s")
+    conn.execute("DROP TABLE planned_runs")
+    conn.execute("DELETE FROM campaign_meta WHERE key = 'planned_runs'")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    with ResultsStore(tmp_path / "out", create=False) as store:
+        assert store.plan() is None
+    again = quiet_run(cfg)
+    assert again.executed == 0 and again.resumed == 10
+    with ResultsStore(tmp_path / "out", create=False) as store:
+        assert len(store.plan()) == 10 and store.version == 2

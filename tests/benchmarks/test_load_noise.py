@@ -1,0 +1,32 @@
+"""The load-noise benchmark on a tiny fake campaign: three stores, both clocks judged, a summary."""
+
+from __future__ import annotations
+
+import csv
+
+from fakecampaign import GOOD
+from harness.puzzle.formats import write_instance
+from harness.puzzle.instance import Instance
+
+
+def test_load_noise_judges_idle_and_loaded_campaigns_on_both_clocks(load_benchmark, tmp_path):
+    bench = load_benchmark("load_noise")
+    (tmp_path / "inst").mkdir()
+    for i in range(3):
+        write_instance(Instance(rows=3, cols=2, fleet={1: 2}, row_clues=(1, 0, 1), col_clues=(1, 1),
+                                name=f"g{i}", meta={"fake_boards": [GOOD]}), tmp_path / "inst" / f"g{i}.toml")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('name = "ln"\ninstances = ["inst"]\n[[pairs]]\nbackend = "fake"\n'
+                   'options = { mode = "work", iterations = 2000000 }\n')
+    code = bench.main([str(cfg), "--out", str(tmp_path / "out"), "--hogs", "1", "--floor", "0.01"])
+    with open(tmp_path / "out" / "ratios.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["campaign"], r["time"]) for r in rows] == [("idle-b", "wall"), ("idle-b", "cpu"),
+                                                          ("loaded", "wall"), ("loaded", "cpu")]
+    assert all(int(r["runs_compared"]) == 3 for r in rows)
+    cpu = [r for r in rows if r["time"] == "cpu"]
+    assert all(0.5 < float(r["median_ratio"]) < 1.5 for r in cpu)  # the same work: the same CPU time
+    assert code == (1 if any(int(r["slowdowns"]) for r in cpu) else 0)
+    assert "| loaded | cpu |" in (tmp_path / "out" / "summary.md").read_text()
+    for name in ("idle-a", "idle-b", "loaded"):
+        assert (tmp_path / "out" / name / "results.sqlite").is_file()
