@@ -19,14 +19,16 @@ def test_load_noise_judges_idle_and_loaded_campaigns_on_both_clocks(load_benchma
     cfg.write_text('name = "ln"\ninstances = ["inst"]\n[[pairs]]\nbackend = "fake"\n'
                    'options = { mode = "work", iterations = 2000000 }\n')
     code = bench.main([str(cfg), "--out", str(tmp_path / "out"), "--hogs", "1", "--floor", "0.01"])
+    assert bench.main([str(cfg), "--out", str(tmp_path / "out"), "--reuse", "--floor", "0.01"]) == code
     with open(tmp_path / "out" / "ratios.csv") as fh:
         rows = list(csv.DictReader(fh))
-    assert [(r["campaign"], r["time"]) for r in rows] == [("idle-b", "wall"), ("idle-b", "cpu"),
-                                                          ("loaded", "wall"), ("loaded", "cpu")]
+    assert [(r["repetitions"], r["floor_s"], r["campaign"], r["time"]) for r in rows] == [
+        ("all", "0.01", "idle-b", "wall"), ("all", "0.01", "idle-b", "cpu"),
+        ("all", "0.01", "loaded", "wall"), ("all", "0.01", "loaded", "cpu")]
     assert all(int(r["runs_compared"]) == 3 for r in rows)
     cpu = [r for r in rows if r["time"] == "cpu"]
     assert all(0.5 < float(r["median_ratio"]) < 1.5 for r in cpu)  # the same work: the same CPU time
     assert code == (1 if any(int(r["slowdowns"]) for r in cpu) else 0)
-    assert "| loaded | cpu |" in (tmp_path / "out" / "summary.md").read_text()
+    assert "| all | 0.01 | loaded | cpu |" in (tmp_path / "out" / "summary.md").read_text()
     for name in ("idle-a", "idle-b", "loaded"):
         assert (tmp_path / "out" / name / "results.sqlite").is_file()
