@@ -1,4 +1,4 @@
-"""Ways a results store gets damaged on disk, for the integrity tests: overwritten pages, truncation, zero bytes."""
+"""Ways a results store gets damaged on disk (overwritten pages, truncation, zero bytes), or old (schema 1)."""
 
 from __future__ import annotations
 
@@ -49,3 +49,14 @@ DAMAGES = {
     "zero bytes": zero_bytes,
 }
 """Each damage, applied to a store's ``results.sqlite`` with enough pages to lose some."""
+
+
+def as_version_1(db: Path) -> None:
+    """Make a store look as battlebench 0.1 left it: schema 1, no cpu_s column, no plan."""
+    conn = sqlite3.connect(db)
+    conn.execute("ALTER TABLE runs DROP COLUMN cpu_s")
+    conn.execute("DROP TABLE planned_runs")
+    conn.execute("DELETE FROM campaign_meta WHERE key = 'planned_runs'")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()

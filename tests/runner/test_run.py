@@ -202,17 +202,11 @@ def test_the_local_executor_says_what_is_running(tmp_path):
 
 
 def test_a_store_from_before_the_plan_gets_one_by_running_its_config_again(tmp_path):
-    import sqlite3
+    from damage import as_version_1
 
     cfg = write_config(tmp_path, FAKE)
     quiet_run(cfg)
-    conn = sqlite3.connect(tmp_path / "out" / "results.sqlite")  # as battlebench 0.1 left it: schema 1
-    conn.execute("ALTER TABLE runs DROP COLUMN cpu_s")
-    conn.execute("DROP TABLE planned_runs")
-    conn.execute("DELETE FROM campaign_meta WHERE key = 'planned_runs'")
-    conn.execute("PRAGMA user_version = 1")
-    conn.commit()
-    conn.close()
+    as_version_1(tmp_path / "out" / "results.sqlite")
     with ResultsStore(tmp_path / "out", create=False) as store:
         assert store.plan() is None
     again = quiet_run(cfg)

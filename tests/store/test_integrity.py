@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from damage import DAMAGES
+from damage import DAMAGES, as_version_1
 from harness.core.record import dumps, empty_record
 from harness.errors import InputError, StoreDamaged
 from harness.store import SCHEMA_VERSION, ResultsStore
@@ -91,13 +91,7 @@ def test_damage_found_only_when_reading_is_still_one_line(tmp_path, monkeypatch)
 def make_v1(tmp_path, n: int = 3):
     """A store as battlebench wrote it before schema 2: no cpu_s column, no plan table."""
     db = filled(tmp_path, n)
-    conn = sqlite3.connect(db)
-    conn.execute("ALTER TABLE runs DROP COLUMN cpu_s")
-    conn.execute("DROP TABLE planned_runs")
-    conn.execute("DELETE FROM campaign_meta WHERE key = 'planned_runs'")
-    conn.execute("PRAGMA user_version = 1")
-    conn.commit()
-    conn.close()
+    as_version_1(db)
     return db
 
 
