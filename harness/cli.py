@@ -163,6 +163,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         _error(str(exc))
         return 2
+    except BrokenPipeError:  # `battlebench check ... | head`: the reader has gone, say nothing more
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt:
         _error("interrupted")
         return 130
@@ -278,8 +283,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                             output=Path(args.output) if args.output else None)
     live = {"auto": None, "live": True, "plain": False}[args.progress]
     outcome = run_campaign(config, fresh=args.fresh, live=live, interval_s=args.interval)
-    print(f"results: {outcome.output} ({outcome.total} runs; {outcome.executed} executed now, "
-          f"{outcome.resumed} were already stored)")
+    print(f"results: {outcome.output} ({outcome.stored} of {outcome.total} planned runs stored; "
+          f"{outcome.executed} executed now, {outcome.resumed} were already stored)")
     return outcome.exit_code
 
 

@@ -60,3 +60,27 @@ def as_version_1(db: Path) -> None:
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
     conn.close()
+
+
+def left_with_a_log(directory: Path, runs: int = 3) -> Path:
+    """A store whose writer died (like ``kill -9``) after ``runs`` runs: its runs are in its -wal file."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import os, sys\nsys.path.insert(0, sys.argv[3])\nfrom harness.store import ResultsStore\n"
+            "from handstore import plan_rows, run\n"
+            "runs = [run(f'i{k}', 'sat/cell', 'sat', 0.5) for k in range(int(sys.argv[2]))]\n"
+            "s = ResultsStore(sys.argv[1])\ns.begin('hand', 'hand0001', '', plan=plan_rows(runs))\n"
+            "for r in runs:\n    s.add(r)\nos._exit(0)\n")
+    tests = Path(__file__).resolve().parent
+    subprocess.run([sys.executable, "-c", code, str(directory), str(runs), str(tests)], check=True,
+                   env=dict(os.environ, PYTHONPATH=str(tests.parent)))
+    return directory / "results.sqlite"
+
+
+def damage_log(db: Path, frame: int = 2) -> None:
+    """Overwrite bytes inside one frame of the store's write-ahead log (not its last)."""
+    with open(db.with_name(db.name + "-wal"), "r+b") as fh:
+        fh.seek(32 + frame * (24 + PAGE) + 500)
+        fh.write(b"\xff" * 64)

@@ -238,3 +238,23 @@ def test_5b_machine_load_is_no_slowdown_on_cpu_time(tmp_path):
                          "--ratio", "1.5")
     assert on_cpu.returncode == 0, on_cpu.stdout  # the default, CPU time: the same work
     assert "regression: none against" in on_cpu.stdout and "cpu time" in on_cpu.stdout
+
+
+def test_4b_reading_a_store_left_by_a_killed_writer_changes_nothing_and_a_damaged_log_is_damage(tmp_path):
+    from damage import damage_log, left_with_a_log
+
+    db = left_with_a_log(tmp_path / "killed", runs=4)
+    wal = db.with_name(db.name + "-wal")
+    before = (db.read_bytes(), wal.read_bytes())
+    for args in (["check", tmp_path / "killed"], ["report", tmp_path / "killed", "--out", tmp_path / "rep"],
+                 ["export", tmp_path / "killed", "--out", tmp_path / "x.csv"]):
+        res = battlebench(*args)
+        assert res.returncode in (0, 1) and "Traceback" not in res.stderr, (args, res.stderr)
+    assert (db.read_bytes(), wal.read_bytes()) == before  # the log is neither folded in nor deleted
+    damage_log(db)
+    before = (db.read_bytes(), wal.read_bytes())
+    for args in (["check", tmp_path / "killed"], ["report", tmp_path / "killed", "--out", tmp_path / "rep"],
+                 ["export", tmp_path / "killed"]):
+        res = battlebench(*args)
+        assert res.returncode == 2 and one_line_naming(res.stderr, "write-ahead log fails its checksum"), res.stderr
+    assert (db.read_bytes(), wal.read_bytes()) == before

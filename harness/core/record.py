@@ -88,9 +88,56 @@ def check_record(record: dict[str, Any]) -> None:
             raise ValueError(f"run record: column {key!r} holds {type(value).__name__}, not a scalar")
 
 
+STATUS_VALUES = ("sat", "unsat", "timeout", "memout", "error", "wrong")
+ANSWER_VALUES = ("sat", "unsat", "unknown", "none")
+TERMINATION_VALUES = ("completed", "solver-limit", "timeout", "memout", "crash")
+_NON_NEGATIVE = ("build_s", "solve_s", "wall_s", "cpu_s", "solver_reported_s", "overshoot_s", "peak_rss_mb",
+                 "count", "variables", "constraints", "placements", "repetition", "seed")
+
+
+def check_values(record: dict[str, Any]) -> None:
+    """Raise ValueError unless the record's values make sense (types are :func:`check_record`'s job).
+
+    The rules a stored run must keep: a status, answer and termination from their
+    vocabularies; times, counts and sizes not negative; ``boards`` a JSON list of boards
+    (each a list of row strings) and ``verdicts`` a JSON list of as many strings (either
+    may be null).
+    """
+    for name, allowed in (("status", STATUS_VALUES), ("answer", ANSWER_VALUES),
+                          ("termination", TERMINATION_VALUES)):
+        value = record.get(name)
+        if name == "status" or value is not None:
+            if value not in allowed:
+                raise ValueError(f"column {name!r} holds {value!r}, not one of {', '.join(allowed)}")
+    for name in _NON_NEGATIVE:
+        value = record.get(name)
+        if isinstance(value, (int, float)) and value < 0:
+            raise ValueError(f"column {name!r} holds {value!r}, a negative number")
+    boards = _json(record, "boards", None)
+    verdicts = _json(record, "verdicts", None)
+    if boards is not None and (not isinstance(boards, list) or not all(
+            isinstance(b, list) and all(isinstance(r, str) for r in b) for b in boards)):
+        raise ValueError("column 'boards' is not a list of boards (lists of row strings)")
+    if verdicts is not None and (not isinstance(verdicts, list) or not all(isinstance(v, str) for v in verdicts)):
+        raise ValueError("column 'verdicts' is not a list of strings")
+    if boards is not None and verdicts is not None and len(verdicts) != len(boards):
+        raise ValueError(f"column 'verdicts' holds {len(verdicts)} verdicts for {len(boards)} boards")
+
+
+def _json(record: dict[str, Any], name: str, default: Any) -> Any:
+    text = record.get(name)
+    if text is None:
+        return default
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"column {name!r} is not JSON text") from None
+
+
 def dumps(value: Any) -> str:
     """JSON text for a structured column (sorted keys: the same value gives the same text)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-__all__ = ["COLUMNS", "JSON_COLUMNS", "BOOL_COLUMNS", "empty_record", "check_record", "dumps"]
+__all__ = ["ANSWER_VALUES", "BOOL_COLUMNS", "COLUMNS", "JSON_COLUMNS", "STATUS_VALUES", "TERMINATION_VALUES",
+           "check_record", "check_values", "dumps", "empty_record"]

@@ -69,6 +69,7 @@ class Problem:
     pairs: tuple[str, ...]
     message: str
     boards: list[tuple[str, list[str], str]] = field(default_factory=list)
+    key: str = ""  # the instance's content hash (or file), as the runs were grouped
 
 
 # -- reading runs -----------------------------------------------------------------------
@@ -467,6 +468,8 @@ def check_agreement(df: pd.DataFrame, manifest: dict[str, dict] | None = None) -
         entry = (manifest or {}).get(key) if runs[0].instance_hash else None
         if entry is not None:
             found += _expected(inst, decided, entry)
+        for p in found:
+            p.key = key
         problems += found
     problems.sort(key=lambda p: (p.instance, KINDS.index(p.kind), p.pairs, p.message))
     return problems

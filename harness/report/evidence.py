@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import pandas as pd
 
@@ -30,6 +31,8 @@ CSS = """
 table.board{border-collapse:collapse;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.8em}
 table.board td{width:1.25em;height:1.25em;padding:0;text-align:center;border:1px solid #d0d7de}
 table.board td.ship{background:#24292f;color:#fff}table.board td.water{background:#f6f8fa;color:#8c959f}
+table.board td.clue{border:none;color:#57606a;font-size:.9em}table.board td.clue.bad{color:#cf222e;font-weight:700;
+background:#ffebe9}
 .boards figcaption{font-size:.85em;max-width:22em}.bad{color:#cf222e;font-weight:600}
 .wrap td{white-space:normal;min-width:4em}.wrap td:first-child{white-space:nowrap}
 .problem{margin-top:1em}.problem .kind{font-family:ui-monospace,monospace;background:#ffebe9;padding:0 .3em}
@@ -82,21 +85,46 @@ def failures_html(df: pd.DataFrame, table_html) -> str:
     return "\n".join(parts)
 
 
-def board_html(rows: list[str]) -> str:
-    """A board (rows of piece symbols, ``.`` water) as a small grid."""
+def _clue(value: Any, found: int) -> str:
+    if value is None:
+        return f'<td class="clue">{found}</td>'
+    bad = "" if value == found else " bad"
+    title = "" if value == found else f' title="the clue says {value}, the board has {found}"'
+    return f'<td class="clue{bad}"{title}>{value}</td>'
+
+
+def board_html(rows: list[str], instance: Any = None) -> str:
+    """A board (rows of piece symbols, ``.`` water) as a small grid, with the instance's clues when known.
+
+    A clue the board breaks is marked (and says what the board has); ``?`` clues show the board's count.
+    """
     if not rows:
         return '<p class="note">no board (the pair says unsat)</p>'
+    ship = [[ch not in ".~" for ch in row] for row in rows]
+    row_clues = getattr(instance, "row_clues", None)
+    col_clues = getattr(instance, "col_clues", None)
+    if row_clues is not None and (len(row_clues) != len(rows) or len(col_clues) != len(rows[0])):
+        row_clues = col_clues = None  # not this instance's shape: draw the board alone
     out = ['<table class="board">']
-    for row in rows:
-        out.append("<tr>" + "".join(
+    for r, row in enumerate(rows):
+        cells = "".join(
             f'<td class="{"water" if ch in ".~" else "ship"}">{html.escape(ch) if ch not in ".~" else ""}</td>'
-            for ch in row) + "</tr>")
+            for ch in row)
+        clue = _clue(row_clues[r], sum(ship[r])) if row_clues is not None else ""
+        out.append(f"<tr>{cells}{clue}</tr>")
+    if col_clues is not None:
+        out.append("<tr>" + "".join(_clue(v, sum(s[c] for s in ship)) for c, v in enumerate(col_clues))
+                   + "<td></td></tr>")
     out.append("</table>")
     return "".join(out)
 
 
-def problems_html(problems: list[Problem]) -> str:
-    """Every problem with its boards drawn (the verifier's verdict under each board)."""
+def problems_html(problems: list[Problem], instances: dict[str, Any] | None = None) -> str:
+    """Every problem with its boards drawn (the verifier's verdict under each board).
+
+    ``instances`` maps an instance's content hash to the instance, for its clues around
+    the boards (:func:`harness.report.reverify.reverify` finds them).
+    """
     if not problems:
         return '<p class="note">None: every board passed the verifier and all pairs agree.</p>'
     parts = []
@@ -107,7 +135,8 @@ def problems_html(problems: list[Problem]) -> str:
             parts.append('<div class="boards">')
             for pair, rows, verdict in p.boards:
                 ok = str(verdict).startswith("ok")
-                parts.append(f"<figure>{board_html(rows)}<figcaption><b>{html.escape(pair)}</b><br>"
+                inst = (instances or {}).get(p.key)
+                parts.append(f"<figure>{board_html(rows, inst)}<figcaption><b>{html.escape(pair)}</b><br>"
                              f'<span class="{"" if ok else "bad"}">{html.escape(str(verdict))}</span>'
                              "</figcaption></figure>")
             parts.append("</div>")

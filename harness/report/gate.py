@@ -8,6 +8,8 @@ A check *fails* (exit 1) when any of these holds, each reported on its own lines
 * some run ended in ``error`` (unless ``allow_errors``), listed by message;
 * the stored results disagree (:func:`harness.report.agreement.check_agreement`: a wrong
   board, unsat against a verified board, counts that disagree, the manifest contradicted);
+* a stored verdict contradicts the verifier run again on the instance file
+  (:func:`harness.report.reverify.reverify`; runs whose file is gone are counted, not judged);
 * with a baseline: a regression (:func:`harness.report.regression.compare`, on CPU
   time unless ``time="wall"``).
 
@@ -25,7 +27,8 @@ from typing import TextIO
 from harness.core.failures import group_failures, render_failures
 from harness.report.agreement import check_agreement, find_manifest, load_manifest, render_problems
 from harness.report.completeness import load_campaign
-from harness.report.regression import compare, improvements, render_regressions, wall_fallbacks
+from harness.report.regression import compare, improvements, matches, render_regressions, wall_fallbacks
+from harness.report.reverify import reverify
 
 PASSED, FAILED = 0, 1
 
@@ -42,7 +45,9 @@ class CheckOptions:
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n} {word}s"
 
 
 def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
@@ -95,17 +100,36 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     n_inst, n_pairs = df["instance_key"].nunique(), df["pair"].nunique()
     if problems:
         print(render_problems(problems), file=out)
-        print(f"check: {_plural(len(problems), 'problem')} in {len(df)} runs ({n_inst} instances, "
-              f"{n_pairs} pairs)", file=out)
+        print(f"check: {_plural(len(problems), 'problem')} in {_plural(len(df), 'run')} "
+              f"({_plural(n_inst, 'instance')}, {_plural(n_pairs, 'pair')})", file=out)
         failures.append(_plural(len(problems), "disagreement"))
     else:
         where = f"; expected statuses from {manifest_path}" if manifest_path else ""
-        print(f"agreement: {len(df)} runs, {n_inst} instances, {n_pairs} pairs: every board verified, "
-              f"all pairs agree{where}", file=out)
+        print(f"agreement: {_plural(len(df), 'run')}, {_plural(n_inst, 'instance')}, {_plural(n_pairs, 'pair')}: "
+              f"every board verified, all pairs agree{where}", file=out)
+
+    # the stored verdicts, judged again
+    again = reverify(df, results)
+    if again.mismatches:
+        for instance, pair, stored, now in again.mismatches[:10]:
+            print(f"verdicts: {instance} {pair}: stored {stored!r}, the verifier now says {now!r}", file=out)
+        failures.append(_plural(len(again.mismatches), "stored verdict") + " contradicted by the verifier")
+    note = f"; {again.unverifiable} runs not re-verified (instance file not found or changed)" \
+        if again.unverifiable else ""
+    print(f"verdicts: {again.boards} stored boards of {again.runs} runs verified again{note}", file=out)
 
     # regressions
     if baseline is not None:
         old = baseline.runs
+        matched, total = matches(old, df)
+        if not total or not matched:
+            print(f"regression: {'the baseline holds no runs' if not total else 'no run matches the baseline'}"
+                  f" ({opts.baseline}): nothing was compared", file=out)
+            failures.append("nothing compared with the baseline")
+        else:
+            print(f"regression: {matched} of the baseline's {_plural(total, 'instance × pair')} compared"
+                  + ("" if baseline.completeness.complete else
+                     f"; the baseline is incomplete ({baseline.completeness.sentence() or 'no plan'})"), file=out)
         regressions = compare(old, df, ratio=opts.ratio, floor_s=opts.floor_s, time=opts.time)
         better = improvements(old, df, ratio=opts.ratio, floor_s=opts.floor_s, time=opts.time)
         if opts.time == "cpu":

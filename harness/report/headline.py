@@ -42,6 +42,10 @@ def _solved(r: pd.Series) -> str:
     return f"{int(r['solved'])}/{int(r['instances'])}"
 
 
+def _and(names: list[str]) -> str:
+    return " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _winner_sentence(pairs: pd.DataFrame) -> str:
     win = pairs.iloc[0]
     sgm = f"shifted geometric mean {_secs(float(win['sgm_s']))} s"
@@ -50,23 +54,25 @@ def _winner_sentence(pairs: pd.DataFrame) -> str:
     tied = pairs.iloc[1:][pairs.iloc[1:]["tie"].astype(str) != ""]
     if len(tied):
         names = [str(win["pair"])] + [str(p) for p in tied["pair"]]
-        who = " and ".join(names) if len(names) == 2 else ", ".join(names[:-1]) + " and " + names[-1]
-        first = tied.iloc[0]
-        if (tied["tie"] == "resolution").all():
-            means = [f"{_secs(float(x))} s" for x in [win["sgm_s"], *tied["sgm_s"]]]
-            secs = means[0] + " and " + means[1] if len(means) == 2 else ", ".join(means[:-1]) + " and " + means[-1]
-            return (f"No single winner: {who} tie within the timer's resolution ({_solved(win)} solved each; "
-                    f"shifted geometric means {secs}, less than {noise.RESOLUTION_S * 1000:g} ms apart)")
-        return (f"No single winner: {who} tie within noise ({_solved(win)} solved each; "
-                f"{first['pair']} / {win['pair']} = {_fmt_ratio(float(first['sgm_ratio']))}×"
-                f"{_interval(float(first['ratio_lo']), float(first['ratio_hi']))}); "
+        who = _and(names)
+        reasons = []
+        for _, t in tied.iterrows():
+            if t["tie"] == "resolution":
+                why = (f"{_secs(float(t['sgm_s']))} s against {_secs(float(win['sgm_s']))} s, less than "
+                       f"{noise.RESOLUTION_S * 1000:g} ms apart: within the timer's resolution")
+            else:
+                why = (f"{_fmt_ratio(float(t['sgm_ratio']))}× the time"
+                       f"{_interval(float(t['ratio_lo']), float(t['ratio_hi']))}, an interval that holds 1")
+            reasons.append(f"{t['pair']} {why}")
+        return (f"No single winner: {who} tie ({_solved(win)} solved each; {'; '.join(reasons)}); "
                 f"the smallest {sgm} is {win['pair']}'s")
     lo, hi = float(win["sgm_lo"]), float(win["sgm_hi"])
     ci = "" if math.isnan(lo) or math.isnan(hi) else f" (95% CI {_secs(lo)}–{_secs(hi)} s)"
     return f"{win['pair']} wins: {_solved(win)} solved, {sgm}{ci}"
 
 
-def headline(df: pd.DataFrame, shift_s: float = 1.0, *, completeness: Any = None) -> str:
+def headline(df: pd.DataFrame, shift_s: float = 1.0, *, completeness: Any = None,
+             all_runs: pd.DataFrame | None = None) -> str:
     """Plain sentences: which pair wins (or which tie within noise), by how much, how sure, anything wrong.
 
     ``df`` is the runs pairs are ranked on; ``completeness`` (a
@@ -74,12 +80,19 @@ def headline(df: pd.DataFrame, shift_s: float = 1.0, *, completeness: Any = None
     the instances left out first.  Ratios are each pair's sgm_s over the winner's, with
     their 95 % paired bootstrap interval; the three pairs after the winner are named, then
     only the last.  Pairs tied with the winner (:func:`harness.report.noise.tie`) make the
-    headline say so instead of naming a winner.
+    headline say so instead of naming a winner.  Wrong answers are counted over
+    ``all_runs`` (every stored run of the campaign) when given, so that an instance left
+    out of the ranking never hides one.
     """
     lead = completeness.sentence() + " " if completeness is not None and completeness.sentence() else ""
     pairs = pair_table(df, shift_s)
+    everything = pair_table(all_runs, shift_s) if all_runs is not None else pairs
     if pairs.empty:
-        return lead + "No runs in these results." if lead else "No runs in these results."
+        stored = 0 if all_runs is None else len(all_runs)
+        text = ("No runs in these results." if not stored else
+                f"No pair is ranked: none of the {stored} stored runs is on an instance every pair has "
+                "results on yet.")
+        return lead + text + _wrong_sentence(everything)
     win = pairs.iloc[0]
     n = int(win["instances"])
     first = _winner_sentence(pairs)
@@ -113,15 +126,19 @@ def headline(df: pd.DataFrame, shift_s: float = 1.0, *, completeness: Any = None
         sentence += (f" Intervals: bootstrap over the {n} instances"
                      + ("." if reps else "; one run per pair and instance, so run-to-run timing noise "
                                         "is not in them."))
+    return sentence + _wrong_sentence(everything)
+
+
+def _wrong_sentence(pairs: pd.DataFrame) -> str:
+    if pairs.empty:
+        return ""
     wrong = pairs[pairs["wrong"] > 0]
     total = int(pairs["wrong"].sum())
     if total == 0:
-        sentence += " No run gave a wrong answer."
-    else:
-        who = ", ".join(f"{int(w)} by {p}" for p, w in zip(wrong["pair"], wrong["wrong"]))
-        sentence += (f" {total} run{'s' if total != 1 else ''} gave a wrong answer ({who}): "
-                     f"check {'them' if total != 1 else 'it'} before trusting these numbers.")
-    return sentence
+        return " No run gave a wrong answer."
+    who = ", ".join(f"{int(w)} by {p}" for p, w in zip(wrong["pair"], wrong["wrong"]))
+    return (f" {total} run{'s' if total != 1 else ''} gave a wrong answer ({who}): "
+            f"check {'them' if total != 1 else 'it'} before trusting these numbers.")
 
 
 __all__ = ["headline"]

@@ -133,15 +133,23 @@ apply();})();
 CSS = """
 table.matrix td{text-align:right;font-variant-numeric:tabular-nums;padding:.15em .4em}
 table.matrix td:first-child{text-align:left;position:sticky;left:0;background:#fff;z-index:1}
-table.matrix th{cursor:pointer;white-space:normal;min-width:4.5em;max-width:9em;vertical-align:bottom;
-font-size:.92em}table.matrix th[data-dir=asc]::after{content:" ▲"}table.matrix th[data-dir=desc]::after{content:" ▼"}
-table.matrix small{display:block;color:#57606a;font-size:.78em}
+table.matrix th{cursor:pointer;white-space:normal;min-width:4.5em;max-width:10em;vertical-align:bottom;
+font-size:.92em;overflow-wrap:anywhere}table.matrix th[data-dir=asc]::after{content:" ▲"}table.matrix th[data-dir=desc]::after{content:" ▼"}
+table.matrix small{display:block;color:#57606a;font-size:.78em}table.matrix td.st-wrong small{color:#fff}
 .st-sat{background:#dafbe1}.st-unsat{background:#ddf4ff}.st-timeout{background:#fff8c5}
 .st-memout{background:#ffe7d0}.st-error{background:#ffd8d3}.st-wrong{background:#cf222e;color:#fff}
 .st-wrong small{color:#fff}.st-none{background:#eaeef2;color:#57606a}
 .legend span{display:inline-block;padding:.05em .5em;margin-right:.4em;border:1px solid #d0d7de}
 .mx-controls{margin:.4em 0}.mx-controls input{width:16em}
 """
+
+
+def _label(pair: str) -> str:
+    """A pair label that may wrap after / , [ = (long option lists never overflow their column)."""
+    out = html.escape(pair)
+    for ch in ("/", ",", "[", "="):
+        out = out.replace(ch, ch + "<wbr>")
+    return out
 
 
 def matrix_html(df: pd.DataFrame, pairs: list[str]) -> str:
@@ -169,7 +177,7 @@ def matrix_html(df: pd.DataFrame, pairs: list[str]) -> str:
         "view: <code>index.html#q=REGEX&amp;k=fail|wrong|differ&amp;sort=COLUMN&amp;dir=desc</code>.</p>",
         '<div class="scroll"><table class="matrix" id="matrix"><thead><tr><th>instance</th>',
     ]
-    out += [f"<th>{html.escape(p)}</th>" for p in columns]
+    out += [f"<th>{_label(p)}</th>" for p in columns]
     out.append("</tr></thead><tbody>")
     for name, key in zip(instances["instance"], instances[INSTANCE_KEY]):
         out.append(f'<tr><td title="{html.escape(str(key))}">{html.escape(str(name))}</td>'

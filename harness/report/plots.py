@@ -181,14 +181,6 @@ def _limit_of(it: pd.DataFrame) -> float:
     return float(t.max()) if t.size else 1.0
 
 
-def _time_range(it: pd.DataFrame) -> tuple[float, float]:
-    t = it["time_s"].to_numpy(dtype="float64")
-    t = t[np.isfinite(t)]
-    lo = max(float(t.min()) if t.size else MIN_TIME_S, MIN_TIME_S)
-    hi = max(_limit_of(it), float(t.max()) if t.size else 0.0, lo * 10)
-    return lo / 1.6, hi * 1.6
-
-
 def _fitted_range(it: pd.DataFrame, pairs: list[str] | None = None) -> tuple[float, float, bool]:
     """(lo, hi, limit shown): the time axis fitted to the points drawn.
 
@@ -238,7 +230,7 @@ def cactus(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
     ax = fig.add_subplot()
     ax.set_xscale("log")  # scales before data: autoscaling degenerate data warns
     n_inst = int(it[INSTANCE_KEY].nunique()) if not it.empty else 0
-    lo, hi = _time_range(it)
+    lo, hi, at_limit = _fitted_range(it, order)  # the limit only where a pair left something unsolved
     limit = _limit_of(it)
     handles, labels = [], []
     for pair in order:
@@ -246,7 +238,7 @@ def cactus(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
         t = np.sort(np.maximum(rows.loc[rows["solved"], "time_s"].to_numpy(dtype="float64"), MIN_TIME_S))
         st = styles[pair]
         if t.size:
-            xs = np.concatenate([t, [max(limit, t[-1])]])
+            xs = np.concatenate([t, [max(limit if at_limit else hi, t[-1])]])
             ys = np.concatenate([np.arange(1, t.size + 1), [t.size]])
             ax.step(xs, ys, where="post", color=st["color"], lw=1.8, alpha=0.9)
             ax.plot(t, np.arange(1, t.size + 1), ls="none", marker=st["marker"], ms=4.5,
@@ -255,9 +247,13 @@ def cactus(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
         labels.append(f"{pair}  ({t.size}/{rows[INSTANCE_KEY].nunique()} solved)")
     ax.axhline(n_inst, color=_GREY, ls=":", lw=1)
     ax.text(lo * 1.1, n_inst, f" {n_inst} instances", va="bottom", ha="left", color=_GREY, fontsize=8)
-    ax.axvline(limit, color=_GREY, ls="--", lw=1)
-    ax.text(limit, 0.02, f"time limit {limit:g} s ", rotation=90, ha="right", va="bottom",
-            color=_GREY, fontsize=8, transform=ax.get_xaxis_transform())
+    if at_limit:
+        ax.axvline(limit, color=_GREY, ls="--", lw=1)
+        ax.text(limit, 0.02, f"time limit {limit:g} s ", rotation=90, ha="right", va="bottom",
+                color=_GREY, fontsize=8, transform=ax.get_xaxis_transform())
+    else:
+        ax.text(0.99, 0.02, f"time limit {limit:g} s: every pair solved everything, far below it", ha="right",
+                va="bottom", color=_GREY, fontsize=8, transform=ax.transAxes)
     ax.set_xlim(lo, hi)
     ax.set_ylim(0, max(n_inst, 1) * 1.06)
     ax.yaxis.get_major_locator().set_params(integer=True)

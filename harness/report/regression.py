@@ -12,8 +12,10 @@ recorded) is compared on wall time, and said so.
 Regressions (:func:`compare`):
 
 ``status``
-    decided (sat / unsat) -> undecided (timeout / memout / error); anything -> wrong;
-    sat <-> unsat.
+    every old run decided (sat / unsat) and some new run undecided (timeout / memout /
+    error); a wrong run where the baseline had none; a decided answer that flipped
+    (sat <-> unsat).  With repetitions one worse run is enough: a run that times out one
+    time in three is less reliable than one that never does.
 ``slowdown``
     both decided with the same status, and the new times are more than ``ratio`` × the
     old: with at least :data:`MIN_REPS` runs on each side, the new median is above
@@ -94,10 +96,19 @@ class _Group:
         return statistics.median(self.walls) if self.walls else None
 
     def describe(self) -> str:
-        status = self.status
-        n = len(self.statuses)
-        k = sum(s == status for s in self.statuses)
-        return status if k == n else f"{status} ({k} of {n} reps)"
+        counts = Counter(self.statuses)
+        if len(counts) == 1:
+            return self.statuses[0]
+        order = sorted(counts, key=lambda s: _SEVERITY.index(s) if s in _SEVERITY else -1)
+        return ", ".join(f"{s}×{counts[s]}" for s in order)
+
+    @property
+    def decided(self) -> set[str]:
+        return {s for s in self.statuses if s in DECIDED}
+
+    @property
+    def all_decided(self) -> bool:
+        return all(s in DECIDED for s in self.statuses)
 
 
 _Key = tuple[str, str, str, int | None]
@@ -129,6 +140,12 @@ def _groups(df: pd.DataFrame, time: str = "wall") -> dict[_Key, _Group]:
             else:
                 group.on_wall = True
     return out
+
+
+def matches(old_df: pd.DataFrame, new_df: pd.DataFrame) -> tuple[int, int]:
+    """(matched, in the baseline): how many of the baseline's (instance, pair, task, seed) the new runs have."""
+    old, new = _groups(old_df), _groups(new_df)
+    return sum(1 for key in old if key in new), len(old)
 
 
 def wall_fallbacks(old_df: pd.DataFrame, new_df: pd.DataFrame) -> int:
@@ -212,19 +229,16 @@ def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
     wall_old, wall_new = _groups(old_df, "wall"), _groups(new_df, "wall")
     out: list[Regression] = []
     for key, o, n in _matched(old, new):
-        os_, ns = o.status, n.status
-        if os_ != "wrong" and ns == "wrong":
+        if "wrong" in n.statuses and "wrong" not in o.statuses:
             out.append(_changed("status", key, o, n, ": a board failed the verifier"))
-        elif os_ in DECIDED and ns in UNDECIDED:
+        elif o.all_decided and not n.all_decided:
             out.append(_changed("status", key, o, n))
-        elif os_ in DECIDED and ns in DECIDED and os_ != ns:
+        elif o.decided and n.decided and o.decided != n.decided:
             out.append(_changed("status", key, o, n, ": the answer flipped"))
-        elif os_ in DECIDED and ns == os_:
-            a, b = _pick(time, o, n, wall_old[key], wall_new[key])
-            slower, how = _slower(a, b, ratio, floor_s)
-            if slower:
-                out.append(_timed("slowdown", key, a, b, _ratio(statistics.median(b), statistics.median(a)),
-                                  "slower", how, _basis(time, o, n), n))
+        elif o.all_decided and n.all_decided and o.decided == n.decided:
+            found = _timing("slowdown", key, o, n, wall_old[key], wall_new[key], time, ratio, floor_s)
+            if found:
+                out.append(found)
     seen = {(where, pair) for where, pair, _, _ in new}
     missing: dict[tuple[str, str], list[_Group]] = {}
     for (where, pair, _, _), o in old.items():
@@ -237,6 +251,19 @@ def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
                               f"not in the new results"))
     out.sort(key=_order(REGRESSION_KINDS))
     return out
+
+
+def _timing(kind: str, key: _Key, o: _Group, n: _Group, wo: _Group, wn: _Group, time: str, ratio: float,
+            floor_s: float) -> Regression | None:
+    """A ``slowdown`` (new slower than ``ratio`` × old) or ``speedup`` (the reverse) of one match, or None."""
+    a, b = _pick(time, o, n, wo, wn)
+    slow = kind == "slowdown"
+    found, how = _slower(a, b, ratio, floor_s) if slow else _slower(b, a, ratio, floor_s)
+    if not found:
+        return None
+    factor = _ratio(statistics.median(b), statistics.median(a)) if slow else \
+        _ratio(statistics.median(a), statistics.median(b))
+    return _timed(kind, key, a, b, factor, "slower" if slow else "faster", how, _basis(time, o, n), n)
 
 
 def _pick(time: str, o: _Group, n: _Group, wo: _Group, wn: _Group) -> tuple[list[float], list[float]]:
@@ -252,14 +279,12 @@ def improvements(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
     out: list[Regression] = []
     wall_old, wall_new = _groups(old_df, "wall"), _groups(new_df, "wall")
     for key, o, n in _matched(_groups(old_df, time), _groups(new_df, time)):
-        if o.status not in DECIDED and n.status in DECIDED:
+        if not o.all_decided and n.all_decided and "wrong" not in n.statuses:
             out.append(_changed("solved", key, o, n))
-        elif o.status in DECIDED and n.status == o.status:
-            a, b = _pick(time, o, n, wall_old[key], wall_new[key])
-            faster, how = _slower(b, a, ratio, floor_s)
-            if faster:
-                out.append(_timed("speedup", key, a, b, _ratio(statistics.median(a), statistics.median(b)),
-                                  "faster", how, _basis(time, o, n), n))
+        elif o.all_decided and n.all_decided and o.decided == n.decided:
+            found = _timing("speedup", key, o, n, wall_old[key], wall_new[key], time, ratio, floor_s)
+            if found:
+                out.append(found)
     out.sort(key=_order(IMPROVEMENT_KINDS))
     return out
 
@@ -289,4 +314,4 @@ def render_regressions(regs: list[Regression]) -> str:
 
 
 __all__ = ["ALPHA", "MIN_REPS", "Regression", "REGRESSION_KINDS", "IMPROVEMENT_KINDS", "TIMES", "compare",
-           "improvements", "render_regressions", "wall_fallbacks"]
+           "improvements", "matches", "render_regressions", "wall_fallbacks"]

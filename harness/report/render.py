@@ -40,7 +40,9 @@ import pandas as pd
 from harness import __version__
 from harness.report import evidence, matrix, metrics, noise, plots, sizes
 from harness.report.headline import headline as headline_of
+from harness.report.reverify import reverify
 from harness.report.agreement import check_agreement, find_manifest, load_manifest
+from harness.errors import InputError
 from harness.report.completeness import Completeness, load_campaign
 
 NA = "–"
@@ -523,7 +525,7 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     by_size = sizes.size_tables(ranked, shift_s, pairs=tables["pairs"])
     if len(by_size["size_winners"]) > 1:  # a campaign over several board sizes
         tables.update(by_size)
-    headline = headline_of(ranked, shift_s, completeness=completeness)
+    headline = headline_of(ranked, shift_s, completeness=completeness, all_runs=df)
     pairs = tables["pairs"]
     best_pair = str(pairs["pair"].iloc[0]) if not pairs.empty else None
     skipped = plots.problems(ranked, best_pair, shift_s=shift_s)
@@ -531,6 +533,8 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     manifest_path = Path(manifest) if manifest else find_manifest(results_dir)
     problems = check_agreement(df, load_manifest(manifest_path) if manifest_path else None)
+    disputed = df[df["instance_hash"].isin({p.key for p in problems}).to_numpy(dtype=bool)]
+    known = reverify(disputed, results_dir).instances if problems else {}  # for the clues around the boards
     extra_tables = {"matrix": matrix.matrix_table(df), "failures": evidence.failure_table(df),
                     "completeness": completeness.by_pair}
     order = list(pairs["pair"]) if not pairs.empty else []
@@ -538,10 +542,13 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
         "completeness": _completeness_html(completeness),
         "matrix": matrix.matrix_html(df, order),
         "failures": evidence.failures_html(df, html_table),
-        "problems": evidence.problems_html(problems),
+        "problems": evidence.problems_html(problems, known),
     }
 
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write the report there: {exc.strerror or exc}") from None
     written: dict[str, Path] = {}
     csvs = []
     for name, table in {**tables, **extra_tables}.items():

@@ -113,6 +113,8 @@ class Progress:
 
     def eta(self) -> float | None:
         """Seconds still to go at this session's rate; None before the first run executed."""
+        if self.remaining == 0:
+            return 0.0
         if self.executed == 0:
             return None
         return self.elapsed() / self.executed * self.remaining
@@ -282,7 +284,7 @@ class Progress:
 
 # ---- the closing summary -----------------------------------------------------------
 
-SUMMARY_COLUMNS = ("pair", "runs", *STATUSES, "median wall_s", "total wall_s")
+SUMMARY_COLUMNS = ("pair", "runs", *STATUSES, "median wall_s", "total wall_s", "total cpu_s")
 
 
 def _seconds(value: Any) -> float | None:
@@ -299,6 +301,8 @@ def _row(label: str, records: list[dict[str, Any]], with_other: bool) -> list[st
         row.append(str(sum(1 for s in statuses if s not in STATUSES)))
     row.append(f"{statistics.median(walls):.3f}" if walls else "-")
     row.append(f"{sum(walls):.3f}" if walls else "-")
+    cpus = [c for c in (_seconds(r.get("cpu_s")) for r in records) if c is not None]
+    row.append(f"{sum(cpus):.3f}" if cpus else "-")
     return row
 
 
@@ -306,7 +310,7 @@ def summary_table(records: list[dict[str, Any]]) -> str:
     """One aligned row per pair (first-seen order) and a final ``all`` row.
 
     Columns: pair, runs, the six statuses, median and total ``wall_s`` (runs without a
-    ``wall_s`` are left out of both; ``-`` when none has one).  An ``other`` column
+    ``wall_s`` are left out of both; ``-`` when none has one), total ``cpu_s``.  An ``other`` column
     appears only if some status is none of the six.  Wrong runs get a warning line.
     """
     by_pair: dict[str, list[dict[str, Any]]] = {}
@@ -316,7 +320,7 @@ def summary_table(records: list[dict[str, Any]]) -> str:
     with_other = any(_status(r) not in STATUSES for r in records)
     header = list(SUMMARY_COLUMNS)
     if with_other:
-        header.insert(-2, "other")
+        header.insert(-3, "other")
     body = [_row(pair, rows, with_other) for pair, rows in by_pair.items()]
     total = _row("all", list(records), with_other)
     widths = [max(len(row[i]) for row in [header, *body, total]) for i in range(len(header))]

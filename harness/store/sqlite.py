@@ -10,9 +10,13 @@ process (even with SIGKILL) loses no run whose ``add()`` has returned, and reade
 other connections or processes can read while one writer adds.  pandas is imported only
 by :meth:`ResultsStore.dataframe`.
 
-Every open runs SQLite's ``quick_check``: a damaged file (overwritten pages, truncated,
-empty) is a :class:`~harness.errors.StoreDamaged` naming the file, never a traceback,
-and is left as it is.  Stores of schema version 1 (no ``cpu_s``, no plan) are read as
+Every open checks the store: the write-ahead log (:func:`harness.store.wal.wal_damage`:
+SQLite would silently drop committed runs after a damaged frame), then SQLite's
+``quick_check``; every read checks each run's values (:func:`harness.core.record.check_values`)
+and the plan's digest.  A damaged store (overwritten pages, truncated, empty, a broken
+log, impossible values, an edited plan) is a :class:`~harness.errors.StoreDamaged` naming
+the file, never a traceback, and is left as it is: a store opened with ``create=False``
+is opened read-only, so reading never checkpoints or deletes its log.  Stores of schema version 1 (no ``cpu_s``, no plan) are read as
 they are (``cpu_s`` null, plan unknown) and upgraded in place only when a campaign
 writes to them again.
 """
@@ -21,14 +25,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from urllib.parse import quote
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.core.record import BOOL_COLUMNS, COLUMNS, JSON_COLUMNS, check_record
+import hashlib
+
+from harness.core.record import BOOL_COLUMNS, COLUMNS, JSON_COLUMNS, check_record, check_values
 from harness.errors import InputError, StoreDamaged, StoreMismatch
+from harness.store.wal import wal_damage
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -48,6 +56,7 @@ PLAN_COLUMNS: dict[str, str] = {
 """The columns of ``planned_runs``: one row per run the campaign's config expands to."""
 
 _PLANNED = "planned_runs"  # campaign_meta key: how many runs the plan holds (absent: no plan recorded)
+_PLAN_HASH = "plan_hash"  # campaign_meta key: a digest of the plan's run ids (an edited plan is damage)
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -129,12 +138,17 @@ class ResultsStore:
                                  f"{exc.strerror or exc}") from None
         elif self.path.is_dir():
             raise InputError(f"{self.path}: not a results store (a directory)")
-        elif self.path.stat().st_size == 0 and not _nonempty(self.path.with_name(DB_NAME + "-wal")):
+        elif self.path.stat().st_size == 0:  # a store's first page is written when it is made
             raise self._damaged("the file is empty (0 bytes)")
+        if self.path.exists():
+            broken = wal_damage(self.path.with_name(DB_NAME + "-wal"))
+            if broken:
+                raise self._damaged(broken)
+        target = self.path if create else f"file:{quote(str(self.path.resolve()))}?mode=ro"
         try:
             self._conn = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                check_same_thread=False,
+                target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                check_same_thread=False, uri=not create,
             )
         except sqlite3.Error as exc:
             raise InputError(f"{self.path}: cannot open results store: {exc}") from None
@@ -282,8 +296,8 @@ class ResultsStore:
             f"VALUES ({', '.join('?' for _ in names)})",
             [[entry.get(c) for c in names] for entry in plan],
         )
-        conn.execute("INSERT OR REPLACE INTO campaign_meta (key, value) VALUES (?, ?)",
-                     (_PLANNED, str(len(plan))))
+        conn.executemany("INSERT OR REPLACE INTO campaign_meta (key, value) VALUES (?, ?)",
+                         [(_PLANNED, str(len(plan))), (_PLAN_HASH, _digest(entry["run_id"] for entry in plan))])
 
     def meta(self) -> dict[str, str]:
         """The campaign's name, config_hash, config_text and created_at (ISO 8601, UTC)."""
@@ -297,11 +311,17 @@ class ResultsStore:
         :meth:`begin`, has none: its completeness cannot be judged from the store.
         """
         with self._guard():
-            if self.version < 2 or _PLANNED not in self.meta():
+            meta = self.meta()
+            if self.version < 2 or _PLANNED not in meta:
                 return None
             names = list(PLAN_COLUMNS)
-            rows = self._db.execute(f"SELECT {', '.join(names)} FROM planned_runs ORDER BY rowid")
-            return [dict(zip(names, row)) for row in rows]
+            rows = self._db.execute(f"SELECT {', '.join(names)} FROM planned_runs ORDER BY rowid").fetchall()
+        plan = [dict(zip(names, row)) for row in rows]
+        recorded = meta.get(_PLAN_HASH)
+        if meta[_PLANNED] != str(len(plan)) or (recorded and recorded != _digest(p["run_id"] for p in plan)):
+            raise self._damaged(f"its plan holds {len(plan)} runs, not the {meta[_PLANNED]} recorded, or other "
+                                "runs than recorded")
+        return plan
 
     # -- runs -------------------------------------------------------------------------
 
@@ -313,6 +333,7 @@ class ResultsStore:
         """
         check_record(record)
         _check_types(record)
+        check_values(record)
         # One autocommit statement: one transaction, durable once it returns.
         with self._guard():
             cur = self._db.execute(_INSERT, [record[c] for c in COLUMNS])
@@ -324,8 +345,18 @@ class ResultsStore:
             return {r[0] for r in self._db.execute("SELECT run_id FROM runs")}
 
     def _rows(self) -> list[tuple]:
+        """Every stored run's values, each run checked: a value that no run can hold is damage."""
         with self._guard():
-            return self._db.execute(f"SELECT {self._select} FROM runs ORDER BY rowid").fetchall()
+            rows = self._db.execute(f"SELECT {self._select} FROM runs ORDER BY rowid").fetchall()
+        for row in rows:
+            record = dict(zip(COLUMNS, row))
+            try:
+                _check_types(record)
+                check_values(record)
+            except ValueError as exc:
+                raise self._damaged(f"run {record.get('run_id')!r}: {str(exc).removeprefix('run record: ')}") \
+                    from None
+        return rows
 
     def records(self) -> list[dict[str, Any]]:
         """Every stored run as a record (column order, insertion order, JSON as text)."""
@@ -365,11 +396,8 @@ class ResultsStore:
         return f"ResultsStore({self._label!r}, {state})"
 
 
-def _nonempty(path: Path) -> bool:
-    try:
-        return path.stat().st_size > 0
-    except OSError:
-        return False
+def _digest(run_ids: Iterable[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(run_ids)).encode()).hexdigest()[:16]
 
 
 __all__ = ["DB_NAME", "PLAN_COLUMNS", "SCHEMA_VERSION", "ResultsStore"]

@@ -74,3 +74,24 @@ def test_report_writes_html_markdown_csv_and_plots(tmp_path, capsys):
     assert main(["report", str(tmp_path / "r")]) == 0  # default: RESULTS/report
     assert (tmp_path / "r" / "report" / "index.html").is_file()
     assert main(["report", str(tmp_path / "r"), "--shift", "-1"]) == 2
+
+
+def test_report_onto_a_file_is_one_line(tmp_path, capsys):
+    make_store(tmp_path / "r", clean_runs())
+    (tmp_path / "afile").write_text("x")
+    assert main(["report", str(tmp_path / "r"), "--out", str(tmp_path / "afile")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "afile: cannot write the report there" in err[0]
+
+
+def test_check_into_a_closed_pipe_ends_quietly(tmp_path):
+    import subprocess
+    import sys
+
+    # a long report (1,000 disputed instances, far more than a pipe holds) into a reader that stops at once
+    runs = [run(f"i{k}", pair, status, 1.0) for k in range(1000)
+            for pair, status in (("sat/cell", "sat"), ("cpsat/placement", "unsat"))]
+    make_store(tmp_path / "r", runs)
+    proc = subprocess.run(f"{sys.executable} -m harness.cli check {tmp_path / 'r'} | head -1", shell=True,
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.stdout.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr

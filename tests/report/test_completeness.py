@@ -56,3 +56,32 @@ def test_a_store_without_a_plan_has_unknown_completeness(tmp_path):
 def test_an_empty_store_with_a_plan(tmp_path):
     c = load_campaign(make_store(tmp_path / "r", [], plan=planned(2))).completeness
     assert (c.planned, c.stored, c.missing) == (4, 0, 4) and c.ranked == ()
+
+
+def test_a_wrong_board_outside_the_ranked_instances_is_still_in_the_headline(tmp_path):
+    from handstore import BAD_BOARD
+
+    runs = planned(3) + [run("i4", B, "wrong", 0.1, boards=[BAD_BOARD])]
+    plan = runs + [run("i4", A, "sat", 0.2)]  # i4 is incomplete: not ranked
+    camp = load_campaign(make_store(tmp_path / "r", runs, plan=plan))
+    text = headline(camp.ranked, completeness=camp.completeness, all_runs=camp.runs)
+    assert "left out: i4" in text and "1 run gave a wrong answer (1 by cpsat/placement)" in text
+
+
+def test_no_ranked_instance_yet_says_so_instead_of_no_runs(tmp_path):
+    runs = planned(2)
+    camp = load_campaign(make_store(tmp_path / "r", runs[:1], plan=runs))  # stopped after the first run
+    text = headline(camp.ranked, completeness=camp.completeness, all_runs=camp.runs)
+    assert "No pair is ranked: none of the 1 stored runs is on an instance every pair has results on" in text
+    assert "No runs in these results" not in text
+
+
+def test_mixed_ties_give_each_pair_its_own_reason(tmp_path):
+    # A 0.5 s everywhere; B 5 ms slower (within the timer's resolution); C 0.25 s or 1 s, alternating:
+    # its ratio's interval holds 1 (noise)
+    runs = [run(f"i{k}", A, "sat", 0.5) for k in range(8)] + [run(f"i{k}", B, "sat", 0.505) for k in range(8)]
+    runs += [run(f"i{k}", "mip/cell", "sat", 0.25 if k % 2 else 1.0) for k in range(8)]
+    text = headline(load_campaign(make_store(tmp_path / "r", runs)).ranked)
+    assert text.startswith(f"No single winner: {A}, {B} and mip/cell tie (8/8 solved each; ")
+    assert f"{B} 0.505 s against 0.5 s, less than 10 ms apart: within the timer's resolution" in text
+    assert "mip/cell 1.16× the time, 95% CI" in text and "an interval that holds 1" in text

@@ -91,3 +91,35 @@ def test_a_missing_store_is_bad_input_not_a_verdict(tmp_path):
     good = make_store(tmp_path / "r", clean())
     with pytest.raises(InputError):
         check(good, baseline=str(tmp_path / "nothing"))
+
+
+def test_a_stored_verdict_the_verifier_contradicts_fails(tmp_path):
+    from harness.puzzle.formats import write_instance
+    from harness.puzzle.instance import Instance
+
+    inst = Instance(rows=3, cols=2, fleet={1: 2}, row_clues=(1, 0, 1), col_clues=(1, 1), name="i1")
+    (tmp_path / "inst").mkdir()
+    write_instance(inst, tmp_path / "inst" / "i1.toml", "native")
+    good = [run("i1", p, "sat", 1.0, instance_path=str(tmp_path / "inst" / "i1.toml"),
+                instance_hash=inst.content_hash(), boards=[BOARD_A]) for p in (A, B)]
+    code, text = check(make_store(tmp_path / "ok", good))
+    assert code == 0 and "verdicts: 2 stored boards of 2 runs verified again" in text
+    forged = [dict(good[0], boards='[["OO", "OO", "OO"]]'), good[1]]  # a board of all ships, stored as "ok"
+    code, text = check(make_store(tmp_path / "forged", forged))
+    assert code == 1 and "the verifier now says" in text and "contradicted by the verifier" in text
+    gone = [dict(r, instance_path="nowhere/i1.toml") for r in good]
+    code, text = check(make_store(tmp_path / "gone", gone))
+    assert code == 0 and "2 runs not re-verified (instance file not found or changed)" in text
+
+
+def test_an_empty_or_unmatched_baseline_compares_nothing_and_fails(tmp_path):
+    new = make_store(tmp_path / "new", clean())
+    empty = make_store(tmp_path / "empty", [], plan=None)
+    code, text = check(new, baseline=str(empty))
+    assert code == 1 and "the baseline holds no runs" in text and "nothing compared with the baseline" in text
+    other = make_store(tmp_path / "other", [run("zz", A, "sat", 1.0)])
+    code, text = check(new, baseline=str(other))
+    assert code == 1 and "no run matches the baseline" in text
+    part = make_store(tmp_path / "part", clean()[:2], plan=clean())
+    code, text = check(new, baseline=str(part))
+    assert code == 0 and "2 of the baseline's 2 instance × pairs compared; the baseline is incomplete" in text

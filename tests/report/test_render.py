@@ -240,3 +240,14 @@ def test_scatter_axes_fit_the_data_and_mark_the_limit_only_when_reached(tmp_path
     ax = fig.axes[0]
     assert ax.get_ylim()[1] >= 60.0  # an unsolved run sits on the limit: it is shown, and marked
     assert [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+
+
+def test_cactus_axis_ends_near_the_data_unless_a_run_reached_the_limit(tmp_path):
+    fast = [run(f"i{k}", p, "sat", t * k, time_limit_s=60.0) for k in (1, 2, 3) for p, t in
+            (("a/cell", 0.01), ("b/cell", 0.03))]
+    ax = plots.cactus(load(make_store(tmp_path / "fast", fast))).axes[0]
+    assert ax.get_xlim()[1] < 1.0
+    slow = fast + [run("i4", "a/cell", "sat", 0.05, time_limit_s=60.0),
+                   run("i4", "b/cell", "timeout", 61.0, time_limit_s=60.0)]
+    ax = plots.cactus(load(make_store(tmp_path / "slow", slow))).axes[0]
+    assert ax.get_xlim()[1] >= 60.0

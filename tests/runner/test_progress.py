@@ -22,8 +22,8 @@ class Clock:
         self.t += seconds
 
 
-def rec(status="sat", pair="p", instance="i", wall_s=1.0):
-    return {"status": status, "pair": pair, "instance": instance, "wall_s": wall_s}
+def rec(status="sat", pair="p", instance="i", wall_s=1.0, cpu_s=None):
+    return {"status": status, "pair": pair, "instance": instance, "wall_s": wall_s, "cpu_s": cpu_s}
 
 
 def plain(total, **kw):
@@ -285,21 +285,21 @@ def test_live_note_keeps_the_status_line():
 
 def test_summary_counts_per_pair_in_first_seen_order():
     records = [
-        rec("sat", "b/cell", wall_s=1.0),
+        rec("sat", "b/cell", wall_s=1.0, cpu_s=0.9),
         rec("sat", "a/placement", wall_s=2.0),
-        rec("timeout", "b/cell", wall_s=10.0),
-        rec("unsat", "b/cell", wall_s=3.0),
+        rec("timeout", "b/cell", wall_s=10.0, cpu_s=9.5),
+        rec("unsat", "b/cell", wall_s=3.0, cpu_s=2.5),
         rec("memout", "a/placement", wall_s=None),
         rec("error", "a/placement", wall_s=0.5),
     ]
     lines = summary_table(records).splitlines()
     assert lines[0].split() == ["pair", "runs", "sat", "unsat", "timeout", "memout", "error", "wrong",
-                                "median", "wall_s", "total", "wall_s"]
+                                "median", "wall_s", "total", "wall_s", "total", "cpu_s"]
     assert set(lines[1]) <= {"-", " "}
     b, a = lines[2].split(), lines[3].split()
-    assert b == ["b/cell", "3", "1", "1", "1", "0", "0", "0", "3.000", "14.000"]
-    assert a == ["a/placement", "3", "1", "0", "0", "1", "1", "0", "1.250", "2.500"]
-    assert lines[-1].split() == ["all", "6", "2", "1", "1", "1", "1", "0", "2.000", "16.500"]
+    assert b == ["b/cell", "3", "1", "1", "1", "0", "0", "0", "3.000", "14.000", "12.900"]
+    assert a == ["a/placement", "3", "1", "0", "0", "1", "1", "0", "1.250", "2.500", "-"]
+    assert lines[-1].split() == ["all", "6", "2", "1", "1", "1", "1", "0", "2.000", "16.500", "12.900"]
     assert "WRONG" not in summary_table(records)
 
 
@@ -308,7 +308,7 @@ def test_summary_columns_are_aligned():
     lines = summary_table(records).splitlines()
     assert len({len(line) for line in lines}) == 1  # numbers are right-aligned to the last column
     header = lines[0]
-    ends = [m.end() for m in re.finditer(r"\S+(?: wall_s)?", header)][1:]
+    ends = [m.end() for m in re.finditer(r"\S+(?: wall_s| cpu_s)?", header)][1:]
     for line in lines[2:]:
         if set(line) <= {"-", " "}:
             continue
@@ -317,7 +317,7 @@ def test_summary_columns_are_aligned():
 
 def test_summary_without_any_wall_s():
     table = summary_table([rec("error", "p", wall_s=None), rec("error", "p", wall_s=float("nan"))])
-    assert table.splitlines()[-1].split() == ["all", "2", "0", "0", "0", "0", "2", "0", "-", "-"]
+    assert table.splitlines()[-1].split() == ["all", "2", "0", "0", "0", "0", "2", "0", "-", "-", "-"]
 
 
 def test_summary_shows_wrong():
@@ -328,7 +328,7 @@ def test_summary_shows_wrong():
 
 def test_summary_of_nothing():
     lines = summary_table([]).splitlines()
-    assert lines[0].startswith("pair") and lines[-1].split() == ["all", "0"] + ["0"] * 6 + ["-", "-"]
+    assert lines[0].startswith("pair") and lines[-1].split() == ["all", "0"] + ["0"] * 6 + ["-", "-", "-"]
 
 
 def test_summary_other_column_only_when_needed():
@@ -398,3 +398,9 @@ def test_resumed_runs_count_in_the_statuses():
     assert (p.solved, p.counts["timeout"], p.counts["error"], p.done) == (1, 1, 1, 3)
     p.update(rec("sat"))
     assert p.solved == 2 and p.done == 4
+
+
+def test_eta_is_zero_when_nothing_is_left_even_if_nothing_ran():
+    p, clock, _ = plain(4)
+    p.start(already_done=4)
+    assert p.eta() == 0.0 and "eta 0:00:00" in p.line()

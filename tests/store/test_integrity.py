@@ -118,3 +118,72 @@ def test_a_version_1_store_is_upgraded_when_a_campaign_writes_to_it(tmp_path):
     conn = sqlite3.connect(tmp_path / "results.sqlite")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
+
+
+# -- the write-ahead log, read-only opening, values, the plan's digest ---------------------------
+
+from damage import damage_log, left_with_a_log  # noqa: E402
+
+
+def test_reading_never_changes_a_store_or_its_log(tmp_path):
+    db = left_with_a_log(tmp_path / "r", runs=3)
+    wal = db.with_name(db.name + "-wal")
+    before = (db.read_bytes(), wal.read_bytes())
+    assert wal.stat().st_size > 0
+    with ResultsStore(tmp_path / "r", create=False) as store:
+        assert len(store.dataframe()) == 3 and len(store.plan()) == 3
+    assert (db.read_bytes(), wal.read_bytes()) == before  # no checkpoint, no deletion
+    with ResultsStore(tmp_path / "r") as store:  # a writer (run) folds the log in as SQLite does
+        assert len(store) == 3
+
+
+@pytest.mark.parametrize("create", [False, True])
+def test_a_damaged_log_is_damage_not_silently_lost_runs(tmp_path, create):
+    db = left_with_a_log(tmp_path / "r", runs=4)
+    damage_log(db)
+    with pytest.raises(StoreDamaged, match="write-ahead log fails its checksum, and a committed transaction"):
+        ResultsStore(tmp_path / "r", create=create)
+
+
+def test_an_empty_main_file_is_damage_even_with_a_log(tmp_path):
+    db = left_with_a_log(tmp_path / "r")
+    db.write_bytes(b"")
+    for create in (False, True):
+        with pytest.raises(StoreDamaged, match="empty"):
+            ResultsStore(tmp_path / "r", create=create)
+
+
+def edited(tmp_path, sql: str):
+    """A store of 3 runs changed behind battlebench's back by one SQL statement."""
+    db = filled(tmp_path, 3)
+    conn = sqlite3.connect(db)
+    conn.execute(sql)
+    conn.commit()
+    conn.close()
+    return db
+
+
+@pytest.mark.parametrize("sql,needle", [
+    ("UPDATE runs SET wall_s = 'abc' WHERE rowid = 2", "column 'wall_s' holds 'abc', not REAL"),
+    ("UPDATE runs SET count = 'x' WHERE rowid = 2", "column 'count' holds 'x', not INTEGER"),
+    ("UPDATE runs SET status = 'banana' WHERE rowid = 2", "column 'status' holds 'banana'"),
+    ("UPDATE runs SET status = NULL WHERE rowid = 2", "column 'status' holds None"),
+    ("UPDATE runs SET boards = '{not json' WHERE rowid = 2", "column 'boards' is not JSON text"),
+    ("UPDATE runs SET solve_s = -1.85e-06 WHERE rowid = 2", "column 'solve_s' holds -1.85e-06, a negative"),
+    ("UPDATE runs SET verdicts = '[]' WHERE rowid = 2", "0 verdicts for 1 boards"),
+])
+def test_values_no_run_can_hold_are_damage_naming_run_and_column(tmp_path, sql, needle):
+    db = edited(tmp_path, sql)
+    with ResultsStore(tmp_path, create=False) as store:
+        with pytest.raises(StoreDamaged) as err:
+            store.dataframe()
+    assert needle in str(err.value) and "run 'run-0001'" in str(err.value) and str(db) in str(err.value)
+
+
+@pytest.mark.parametrize("sql", ["DELETE FROM planned_runs WHERE rowid = 1", "DELETE FROM planned_runs",
+                                 "UPDATE planned_runs SET run_id = 'other' WHERE rowid = 1"])
+def test_an_edited_plan_is_damage(tmp_path, sql):
+    edited(tmp_path, sql)
+    with ResultsStore(tmp_path, create=False) as store:
+        with pytest.raises(StoreDamaged, match="its plan holds"):
+            store.plan()

@@ -108,7 +108,7 @@ def test_begin_records_meta_and_counts_for_resume(tmp_path):
         s.add(record(1))
         s.add(record(2))
         created = s.meta()["created_at"]
-    with ResultsStore(tmp_path, create=False) as s:
+    with ResultsStore(tmp_path) as s:  # resuming writes: create=False is read-only
         assert s.begin("demo", HASH_A, "[campaign]\nname='demo'\n") == 2
         meta = s.meta()
         assert meta["campaign"] == "demo"
@@ -252,7 +252,7 @@ def test_runs_survive_sigkill_right_after_add(tmp_path):
         child.stderr.close()
     assert child.returncode == -signal.SIGKILL, child.returncode
     assert len(printed) == 25
-    with ResultsStore(tmp_path, create=False) as s:
+    with ResultsStore(tmp_path) as s:
         ids = s.done_ids()
         assert set(printed) <= ids
         # the child may have added a few more before the kill landed: a prefix, no holes
