@@ -17,7 +17,9 @@ pair
     ``sat[encoding=totalizer,solver=cadical195]/placement``.
 task
     ``solve`` (one board, or proof that none exists) or ``count K`` (distinct boards
-    up to K; K=2 certifies uniqueness; K=0 means all).
+    up to K; K=2 certifies uniqueness; K=0 means all); or the counting task,
+    ``deployments`` / ``boards``: every deployment (or distinct board) of a deployment
+    instance, counted exactly.
 run
     One pair on one instance for one task, once (a noun; "execute" is the verb).
 campaign
@@ -41,6 +43,21 @@ failure
 wall time, CPU time
     ``wall_s``: seconds from dispatch to answer, measured by the runner; ``cpu_s``: user +
     system CPU seconds of the worker's process tree during the run.
+deployment
+    A counting instance (a board of square or hex cells, named pieces, the touching
+    rule, hints, clues) and, counted, one way to place every piece on it: an assignment
+    of placements to pieces.  Counted *by boards*, deployments with the same ship cells
+    are one.
+piece
+    A named shape (straight ship, polyomino, polyhex) with its rotations and, where the
+    rules say, reflections; ``count`` identical copies of it.
+counter
+    A counting algorithm behind one contract (``dp``, ``cluster``, ``dlx``, ``sharpsat``,
+    ``cpsat``, ``sat``, ``brute``); in a campaign of the counting task it takes the
+    backend's place in a pair (``dp/deployments``).
+marginal
+    For one cell (and piece), how many deployments put a ship there; divided by the
+    count, the exact probability of a ship in that cell given what is known.
 tie
     Two pairs that solved as many instances and whose time ratio's bootstrap interval
     contains 1 (tied within noise), or whose times are closer than the timer's
@@ -66,4 +83,8 @@ GLOSSARY = (
     "wall time",
     "CPU time",
     "tie",
+    "deployment",
+    "piece",
+    "counter",
+    "marginal",
 )

@@ -55,6 +55,19 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="one JSON object per instance per line")
     s.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
+    ct = sub.add_parser("count", help="count deployments (or boards) of deployment instances exactly")
+    ct.add_argument("paths", nargs="+", metavar="PATH", help="deployment files (.toml), or puzzle files")
+    ct.add_argument("--by", default="deployments", help="deployments | boards (default deployments)")
+    ct.add_argument("--backend", "-b", default="dp", help="dp | cluster | dlx | sharpsat | cpsat | sat | brute "
+                    "(default dp)")
+    ct.add_argument("--marginals", action="store_true",
+                    help="also the exact probability of a ship in each cell (dp): a text heat map and a PNG")
+    ct.add_argument("--png-dir", default=".", metavar="DIR", help="where --marginals writes NAME-marginals.png")
+    ct.add_argument("--time-limit", "-t", type=float, default=None, metavar="S", help="seconds per instance")
+    ct.add_argument("--memory-mb", type=int, default=None, metavar="MB", help="address-space limit of the worker")
+    ct.add_argument("--json", action="store_true", help="one JSON object per instance per line")
+    ct.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
+
     r = sub.add_parser("run", help="execute a campaign config (every pair on every instance) into a results store")
     r.add_argument("config", metavar="CONFIG", help="campaign config (TOML), e.g. configs/smoke.toml")
     r.add_argument("--fresh", action="store_true", help="discard the stored results and start over")
@@ -146,6 +159,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "solve":
             return _cmd_solve(args)
+        if args.command == "count":
+            from harness.count_cli import cmd_count
+
+            return cmd_count(args)
         if args.command == "run":
             return _cmd_run(args)
         if args.command == "export":
@@ -477,14 +494,27 @@ def _cmd_backends(args: argparse.Namespace) -> int:
         opts = {k: {"default": o.default, "choices": list(o.choices) if o.choices else None, "help": o.help}
                 for k, o in cls.declared_options().items()}
         rows.append({"backend": name, "formulations": list(cls.formulations), "options": opts})
+    from harness.counting.counters import COUNTERS, get_counter
+
+    counters = []
+    for name in COUNTERS:
+        cls = get_counter(name)
+        counters.append({"counter": name, "by": list(cls.by), "library": cls.library, "available": cls.available()
+                         is None, "missing": cls.available(), "about": (cls.__module__ and
+                                                                        sys.modules[cls.__module__].__doc__ or "")
+                         .splitlines()[0]})
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(rows + counters, indent=2))
         return 0
     for row in rows:
         print(f"{row['backend']}: formulations {', '.join(row['formulations'])}")
         for k, o in row["options"].items():
             choices = f" (choices: {', '.join(map(str, o['choices']))})" if o["choices"] else ""
             print(f"    {k} = {o['default']}{choices}  {o['help']}")
+    print("counters (task = \"deployments\" or \"boards\"; battlebench count --backend C):")
+    for c in counters:
+        state = "" if c["available"] else f"  [unavailable: {c['missing']}]"
+        print(f"  {c['counter']}: by {', '.join(c['by'])}{state}  {c['about']}")
     return 0
 
 

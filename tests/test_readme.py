@@ -104,6 +104,8 @@ def test_every_battlebench_command_in_the_readme_parses_and_names_files_that_exi
             assert (ROOT / args.config).is_file(), line
         if args.command == "solve":
             assert all((ROOT / p).is_file() for p in args.paths), line
+        if args.command == "count":
+            assert all((ROOT / p).is_file() for p in args.paths), line
         if args.command == "convert":
             assert (ROOT / args.src).is_file() or args.src in PRODUCED, line
     assert seen >= 30
@@ -134,3 +136,21 @@ def test_the_tour_runs_as_printed(tmp_path):
     assert ran == 10
     assert (tmp_path / "results" / "smoke" / "report" / "index.html").is_file()
     assert (tmp_path / "puzzle7").read_text().startswith("# Row clues")
+
+
+def test_the_counting_commands_run_as_printed(tmp_path):
+    """The counting section's `count` lines, verbatim (the campaign line is parsed above)."""
+    block = re.search(r"## Counting deployments.*?```sh\n(.*?)```", README, re.S).group(1)
+    (tmp_path / "instances").symlink_to(ROOT / "instances")
+    env = dict(os.environ, PATH=f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}",
+               PYTHONPATH=str(ROOT))
+    ran = 0
+    for line in block.splitlines():
+        command = re.sub(r"\s+#.*$", "", line).strip()
+        if not command.startswith("battlebench count"):
+            continue
+        res = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=300)
+        assert res.returncode == 0, (command, res.stdout[-2000:], res.stderr[-2000:])
+        ran += 1
+    assert ran == 4

@@ -324,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     import_jolyonb(args.shared, args.out, sources["jolyonb-puzzles"], args.date)
     import_seeds(args.shared, args.out, args.date)
     order = list(SUITES)
-    paths = sorted(args.out.glob("*/*.toml"), key=lambda p: (order.index(p.parent.name)
+    paths = sorted((p for p in args.out.glob("*/*.toml") if p.parent.name != "deployments"), key=lambda p: (order.index(p.parent.name)
                                                             if p.parent.name in order else 99, p.name))
     entries = [manifest_entry(args.out, p) for p in paths]
     write_manifest(args.out, entries)

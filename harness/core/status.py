@@ -35,18 +35,26 @@ class Termination(str, enum.Enum):
         return self.value
 
 
+COUNTING = ("deployments", "boards")
+"""The kinds of the counting task: what is counted."""
+
+
 @dataclass(frozen=True)
 class Task:
-    """``solve`` (k=1) or ``count`` k distinct boards (k=0: all)."""
+    """``solve`` (k=1) or ``count`` k distinct boards (k=0: all); or the counting task:
+    ``deployments`` / ``boards`` (every deployment, or every distinct board, of a
+    deployment instance counted exactly; k=0)."""
 
     kind: str = "solve"
     k: int = 1
 
     def __post_init__(self) -> None:
-        if self.kind not in ("solve", "count"):
+        if self.kind not in ("solve", "count", *COUNTING):
             raise ValueError(f"unknown task {self.kind!r}")
         if self.k < 0:
             raise ValueError("count K must be >= 0")
+        if self.kind in COUNTING and self.k != 0:
+            raise ValueError("the counting task counts everything (k=0)")
         if self.kind == "solve" and self.k != 1:
             raise ValueError("the solve task looks for one board")
 
@@ -64,7 +72,14 @@ class Task:
         return exhausted or (self.limit is not None and n_boards >= self.limit)
 
     @property
+    def counting(self) -> bool:
+        """The counting task (a deployment instance, counters), not a puzzle task."""
+        return self.kind in COUNTING
+
+    @property
     def label(self) -> str:
+        if self.kind in COUNTING:
+            return self.kind
         return "solve" if self.kind == "solve" else f"count-{self.k}"
 
 

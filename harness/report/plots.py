@@ -435,7 +435,8 @@ def time_vs_size(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
     if it.empty:
         _note(ax, "no runs")
         return fig
-    it = it[np.isfinite(it["cells"].to_numpy(dtype="float64"))]
+    cells = it["cells"].to_numpy(dtype="float64")
+    it = it[np.isfinite(cells) & (cells > 0)]  # boards without rows x cols (hex) have no size here
     if it.empty:
         _note(ax, "no instance sizes recorded")
         return fig

@@ -44,6 +44,7 @@ from harness.report.reverify import reverify
 from harness.report.agreement import check_agreement, find_manifest, load_manifest
 from harness.errors import InputError
 from harness.report.completeness import Completeness, load_campaign
+from harness.report.counts import check_counts, counting_manifest, counts_table, is_counting
 
 NA = "–"
 """How a missing value (NaN, null) is shown in the HTML and Markdown tables."""
@@ -460,6 +461,11 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
            table(pairs[[c for c in SPEED_COLUMNS if c in pairs.columns]]), "",
            "### Model and resources", "",
            table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]), ""]
+    counts = extra.get("counts")
+    if counts is not None and not counts.empty:
+        out += ["## Counts", "", "The exact count of each instance where its counters agree (`disagree` where "
+                "they do not), and per counter the wall time of its exact count, or its status.", "",
+                table(counts), ""]
     groups: pd.DataFrame = extra["failure_groups"]
     out += ["## Failures: errors, memouts and timeouts", ""]
     out += [table(groups) if not groups.empty else "_No run ended in error, memout or timeout._", "",
@@ -532,11 +538,17 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     figures = plots.all_figures(ranked, best_pair, shift_s=shift_s)
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     manifest_path = Path(manifest) if manifest else find_manifest(results_dir)
-    problems = check_agreement(df, load_manifest(manifest_path) if manifest_path else None)
+    loaded = load_manifest(manifest_path) if manifest_path else None
+    counting = is_counting(df)
+    problems = check_agreement(df[~counting], loaded) if (~counting).any() else []
+    if counting.any():
+        problems += check_counts(df[counting], counting_manifest(loaded, manifest_path))
     disputed = df[df["instance_hash"].isin({p.key for p in problems}).to_numpy(dtype=bool)]
     known = reverify(disputed, results_dir).instances if problems else {}  # for the clues around the boards
     extra_tables = {"matrix": matrix.matrix_table(df), "failures": evidence.failure_table(df),
                     "completeness": completeness.by_pair}
+    if counting.any():
+        extra_tables["counts"] = counts_table(df)
     order = list(pairs["pair"]) if not pairs.empty else []
     sections = {
         "completeness": _completeness_html(completeness),
@@ -581,7 +593,8 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     index.write_text(_html(title, subtitle, headline, tables, encoded, skipped, facts, files, shift_s, sections),
                      encoding="utf-8")
     summary = out / "summary.md"
-    extra = {"completeness": completeness, "failure_groups": evidence.failure_groups(df), "problems": problems}
+    extra = {"completeness": completeness, "failure_groups": evidence.failure_groups(df), "problems": problems,
+             "counts": extra_tables.get("counts")}
     summary.write_text(_markdown(title, subtitle, headline, tables, pngs, skipped, ["index.html"] + files,
                                  shift_s, extra), encoding="utf-8")
     return {"index.html": index, "summary.md": summary, **written}

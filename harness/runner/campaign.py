@@ -62,10 +62,10 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def load_instance(path: Path) -> tuple[Instance | None, str, str, str]:
+def _loaded(path: Path, read: Any) -> tuple[Any, str, str, str]:
     """(instance, name, content hash, error): the hash of the file's bytes if it does not parse."""
     try:
-        inst = read_instance(path)
+        inst = read(path)
         return inst, inst.name, inst.content_hash(), ""
     except InputError as exc:
         try:
@@ -75,9 +75,22 @@ def load_instance(path: Path) -> tuple[Instance | None, str, str, str]:
         return None, path.stem, digest, str(exc)
 
 
+def load_instance(path: Path) -> tuple[Instance | None, str, str, str]:
+    """(puzzle, name, content hash, error)."""
+    return _loaded(path, read_instance)
+
+
+def load_deployment(path: Path) -> tuple[Any, str, str, str]:
+    """(deployment, name, content hash, error), as :func:`load_instance` for the counting task."""
+    from harness.counting.format import read_deployment
+
+    return _loaded(path, read_deployment)
+
+
 def expand(config: Config) -> list[RunSpec]:
     """Every run of the campaign, in order: repetition, instance, pair, seed."""
-    instances = [(path, *load_instance(path)) for path in config.instance_paths]
+    load = load_deployment if config.task.counting else load_instance
+    instances = [(path, *load(path)) for path in config.instance_paths]
     seeds: tuple[int | None, ...] = config.seeds if config.seeds is not None else (None,)
     runs: list[RunSpec] = []
     for rep in range(1, config.repetitions + 1):
@@ -102,6 +115,8 @@ def execute_spec(pool: WorkerPool, spec: RunSpec) -> dict[str, Any]:
     started = now_iso()
     if spec.instance is None:
         return make_record(spec, None, None, started, now_iso(), error=spec.load_error)
+    if spec.task.counting:
+        return _execute_count(pool, spec, started)
     request = RunRequest(spec.instance, spec.pair.backend, spec.pair.formulation, spec.task,
                          spec.options, spec.limits.time_s, spec.limits.memory_mb)
     execution = pool.execute(request)
@@ -109,6 +124,63 @@ def execute_spec(pool: WorkerPool, spec: RunSpec) -> dict[str, Any]:
     result = execution.judge(request)
     started = (ended - dt.timedelta(seconds=execution.wall_s)).isoformat(timespec="milliseconds")
     return make_record(spec, execution, result, started, ended.isoformat(timespec="milliseconds"))
+
+
+def _execute_count(pool: WorkerPool, spec: RunSpec, started: str) -> dict[str, Any]:
+    from harness.counting.task import CountRequest, judge_count
+
+    request = CountRequest(spec.instance, spec.pair.backend, spec.task.kind, spec.limits.time_s,
+                           spec.limits.memory_mb)
+    ex = pool.execute_count(request)
+    ended = dt.datetime.now(dt.timezone.utc)
+    result = judge_count(request, ex.kind, ex.outcome, ex.error, ex.wall_s, ex.cpu_s)
+    started = (ended - dt.timedelta(seconds=ex.wall_s)).isoformat(timespec="milliseconds")
+    return make_count_record(spec, ex, result, started, ended.isoformat(timespec="milliseconds"))
+
+
+INT64_MAX = 2 ** 63 - 1
+
+
+def make_count_record(spec: RunSpec, execution: Execution, result: Any, started: str, ended: str) -> dict[str, Any]:
+    """The run record of a counting run.  The exact count is ``detail.count`` (decimal text, any size); the
+    ``count`` column holds it too while it fits SQLite's 64-bit integers (else null), never a float."""
+    rec = empty_record()
+    dep = spec.instance
+    count = result.count
+    if count is None:
+        answer = "none" if execution.outcome is None else "unknown"
+    elif result.complete:
+        answer = "sat" if count > 0 else "unsat"
+    else:
+        answer = "unknown"
+    versions = result.versions or {}
+    library = next((k for k in versions if k != "battlebench"), None)
+    detail = {k: v for k, v in result.detail.items() if k != "trace"}
+    detail.update(count=None if count is None else str(count),
+                  expected=None if result.expected is None else str(result.expected))
+    if "trace" in result.detail:
+        detail["trace"] = result.detail["trace"][-2000:]
+    limit = spec.limits.time_s
+    rec.update(
+        run_id=spec.run_id, campaign=spec.campaign, config_hash=spec.config_hash,
+        instance=spec.instance_name, instance_path=spec.instance_path, instance_hash=spec.instance_hash,
+        rows=dep.rows if dep and dep.grid.kind == "square" else None,
+        cols=dep.cols if dep and dep.grid.kind == "square" else None,
+        pair=spec.pair.label, backend=spec.pair.backend, formulation=spec.pair.formulation,
+        options=dumps({}), task=spec.task.label, seed=spec.seed, repetition=spec.repetition,
+        time_limit_s=limit, memory_limit_mb=spec.limits.memory_mb, host=HOST, started_at=started, ended_at=ended,
+        status=str(result.status), answer=answer, exhausted=int(bool(result.complete)),
+        termination=str(result.termination), verdict=result.verdict,
+        count=count if count is not None and count <= INT64_MAX else None, complete=int(bool(result.complete)),
+        build_s=result.times.get("build_s"), solve_s=result.times.get("count_s"),
+        wall_s=execution.wall_s, cpu_s=execution.cpu_s, solver_reported_s=None,
+        overshoot_s=max(execution.wall_s - limit, 0.0) if limit is not None else 0.0,
+        peak_rss_mb=execution.peak_rss_mb, placements=result.detail.get("placements"),
+        solver_version=f"{library} {versions[library]}" if library else None,
+        versions=dumps(versions), worker_pid=execution.pid, boards=dumps([]), verdicts=dumps([]),
+        error=result.error or "", detail=dumps(detail),
+    )
+    return rec
 
 
 def make_record(spec: RunSpec, execution: Execution | None, result: SolveResult | None,
@@ -174,4 +246,4 @@ def make_record(spec: RunSpec, execution: Execution | None, result: SolveResult 
 _LIBRARY = {"cpsat": "ortools", "mip": "highs", "sat": "python-sat", "fake": "fake"}
 
 
-__all__ = ["RunSpec", "expand", "execute_spec", "make_record", "load_instance", "now_iso"]
+__all__ = ["RunSpec", "expand", "execute_spec", "load_deployment", "make_count_record", "make_record", "load_instance", "now_iso"]

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.backends.registry import check_pair
-from harness.core.status import Task
+from harness.core.status import COUNTING, Task
 from harness.errors import InputError
 from harness.puzzle.formats import EXTENSIONS
 
@@ -151,8 +151,8 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
         if not isinstance(p, str) or not p.strip():
             raise ConfigError(path, f"instances[{i}]", "must be a non-empty string")
     instance_paths = resolve_instances(patterns, base, path, require=require_instances)
-    pairs = _pairs(data, path)
     task = _task(data.get("task", "solve"), path)
+    pairs = _count_pairs(data, path, task) if task.counting else _pairs(data, path)
     limits = _limits(data.get("limits", {}), path)
     repetitions = _positive_int(data, "repetitions", 1, path)
     seeds = None
@@ -254,6 +254,38 @@ def _pairs(data: dict[str, Any], path: Path) -> list[PairSpec]:
     return pairs
 
 
+def _count_pairs(data: dict[str, Any], path: Path, task: Task) -> list[PairSpec]:
+    """Pairs of the counting task: a counter each (``backend``), counting what the task counts."""
+    from harness.counting.counters import get_counter
+
+    raw = _get(data, "pairs", list, path, required=True)
+    if not raw:
+        raise ConfigError(path, "pairs", "must list at least one pair")
+    pairs: list[PairSpec] = []
+    for i, entry in enumerate(raw):
+        where = f"pairs[{i}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(path, where, f"must be a table with backend, not {_toml_type(entry)}")
+        _unknown(entry, ("backend", "formulation"), path, f"{where}.")
+        backend = _get(entry, "backend", str, path, required=True, where=f"{where}.backend")
+        try:
+            cls = get_counter(backend)
+        except InputError as exc:
+            raise ConfigError(path, f"{where}.backend", str(exc)) from None
+        formulation = _get(entry, "formulation", str, path, where=f"{where}.formulation") or task.kind
+        if formulation != task.kind:
+            raise ConfigError(path, f"{where}.formulation", f"the task counts {task.kind}: leave formulation out "
+                              f"or set it to {task.kind!r}, not {formulation!r}")
+        if task.kind not in cls.by:
+            raise ConfigError(path, f"{where}.backend", f"the {backend} counter counts by {' or '.join(cls.by)}, "
+                              f"not by {task.kind}")
+        pair = PairSpec(backend, task.kind, ())
+        if any(p.label == pair.label for p in pairs):
+            raise ConfigError(path, where, f"pair {pair.label} is listed twice")
+        pairs.append(pair)
+    return pairs
+
+
 def _option_types(cls: Any, options: dict[str, Any], path: Path, where: str) -> None:
     """A TOML value must fit the option's declared type (strings are converted as on the command line)."""
     declared = cls.declared_options()
@@ -277,9 +309,12 @@ def _task(raw: Any, path: Path) -> Task:
     if isinstance(raw, str):
         if raw == "solve":
             return Task()
+        if raw in COUNTING:
+            return Task(raw, 0)
         if raw.startswith("count-") and raw[6:].isascii() and raw[6:].isdigit():
             return Task.count(int(raw[6:]))
-        raise ConfigError(path, "task", f"must be 'solve', 'count-K' or {{ kind = \"count\", k = K }}, not {raw!r}")
+        raise ConfigError(path, "task", f"must be 'solve', 'count-K', 'deployments', 'boards' or "
+                          f"{{ kind = \"count\", k = K }}, not {raw!r}")
     if not isinstance(raw, dict):
         raise ConfigError(path, "task", f"must be a string or a table, not {_toml_type(raw)}")
     _unknown(raw, ("kind", "k"), path, "task.")
@@ -288,8 +323,12 @@ def _task(raw: Any, path: Path) -> Task:
         if "k" in raw:
             raise ConfigError(path, "task.k", "only the count task takes k")
         return Task()
+    if kind in COUNTING:
+        if "k" in raw:
+            raise ConfigError(path, "task.k", "only the count task takes k")
+        return Task(kind, 0)
     if kind != "count":
-        raise ConfigError(path, "task.kind", f"must be 'solve' or 'count', not {kind!r}")
+        raise ConfigError(path, "task.kind", f"must be 'solve', 'count', 'deployments' or 'boards', not {kind!r}")
     k = _get(raw, "k", int, path, required=True, where="task.k")
     if k < 0:
         raise ConfigError(path, "task.k", "must be >= 0 (0 counts all boards)")

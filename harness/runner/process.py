@@ -278,6 +278,16 @@ class WorkerPool:
             worker.close()
         return ex
 
+    def execute_count(self, request: Any) -> Execution:
+        """One counting run (:class:`harness.counting.task.CountRequest`) in the counter's own worker."""
+        key = f"count:{request.backend}"
+        worker = self._worker(key)
+        ex = worker.call("count", (request,), request.time_limit_s, self.grace_s, request.memory_mb)
+        if ex.kind != "ok" or not self.warm:
+            self._workers.pop(key, None)
+            worker.close()
+        return ex
+
     def call(self, backend: str, kind: str, args: tuple, timeout_s: float | None = None) -> Execution:
         """Any other request (``build``, ``pid``) in the backend's worker."""
         worker = self._worker(backend)

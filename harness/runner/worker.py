@@ -128,9 +128,8 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def _run(request: Any) -> Any:
-    from harness.solve import execute
-
+def _measured(request: Any, run: Any) -> Any:
+    """``run()`` under the request's memory limit, with its CPU time and peak memory put on the outcome."""
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if request.memory_mb:
         limit = request.memory_mb * 1024 * 1024
@@ -142,8 +141,7 @@ def _run(request: Any) -> Any:
         pass
     cpu0 = rusage_cpu_s()
     try:
-        outcome = execute(request.instance, request.backend, request.formulation, request.task,
-                          request.options, request.time_limit_s)
+        outcome = run()
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     outcome.cpu_s = rusage_cpu_s() - cpu0
@@ -152,7 +150,25 @@ def _run(request: Any) -> Any:
     return outcome
 
 
+def _run(request: Any) -> Any:
+    from harness.solve import execute
+
+    return _measured(request, lambda: execute(request.instance, request.backend, request.formulation, request.task,
+                                              request.options, request.time_limit_s))
+
+
+def _count(request: Any) -> Any:
+    from harness.counting.task import execute_count
+
+    return _measured(request, lambda: execute_count(request.instance, request.backend, request.formulation,
+                                                    request.time_limit_s))
+
+
 def _warm(backend: str) -> dict[str, str]:
+    if backend.startswith("count:"):
+        from harness.counting.task import versions_of
+
+        return versions_of(backend[len("count:"):])
     from harness.solve import warm_up
 
     return warm_up(backend)
@@ -164,7 +180,7 @@ def _build(*args: Any) -> Any:
     return build_in_process(*args)
 
 
-HANDLERS = {"run": _run, "warm": _warm, "build": _build, "pid": lambda: os.getpid()}
+HANDLERS = {"run": _run, "count": _count, "warm": _warm, "build": _build, "pid": lambda: os.getpid()}
 
 
 def main() -> None:

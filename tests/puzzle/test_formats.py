@@ -19,7 +19,7 @@ from harness.puzzle.instance import Hint, Instance
 REPO = Path(__file__).resolve().parents[2]
 INSTANCES = REPO / "instances"
 SHARED = REPO.parent / "shared"
-SHIPPED = sorted(INSTANCES.glob("*/*.toml"))
+SHIPPED = sorted(p for p in INSTANCES.glob("*/*.toml") if p.parent.name != "deployments")  # deployments: counting
 
 SEED001 = '''\
 ships = '+++++ ++++ ++++ +++ +++ +++ ++ ++ ++ ++ + + + +'

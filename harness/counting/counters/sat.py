@@ -1,0 +1,56 @@
+"""The ``sat`` counter: enumerate the shared CNF's models with a pysat solver and blocking clauses.
+
+The CNF is :func:`~harness.counting.counters.cnf.build_cnf`.  Each model found is
+blocked on what is counted: by deployments the clause "not all of these placements"
+over its true placement variables, by boards "not all of these cells" over its occupied
+cells.  Short clauses suffice because every deployment has the same number of
+placements (and every board the same number of occupied cells), so no other model has a
+superset of them; the auxiliaries are never blocked, so they never multiply the count.
+Any board, touching rule, hints and clues.  ``deadline`` is checked between models (one
+solver call is not interrupted); enumeration suits small counts only.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from harness.counting.counters import CountAnswer, Counter
+
+SOLVER = "cadical195"
+
+
+class SatCounter(Counter):
+    name = "sat"
+    by = ("deployments", "boards")
+    library = "python-sat"
+
+    requires = ('pysat',)
+    install = 'pip install python-sat'
+
+    def count(self, dep: Any, by: str = "deployments", deadline: float | None = None) -> CountAnswer:
+        from pysat.solvers import Solver
+
+        from harness.counting.counters.cnf import build_cnf
+
+        self.check_by(by)
+        cnf = build_cnf(dep)
+        detail = {"variables": cnf.nvars, "clauses": len(cnf.clauses), "solver": SOLVER}
+        if cnf.unsat:
+            return CountAnswer(0, True, detail)
+        watch = cnf.placement_vars if by == "deployments" else cnf.cell_vars
+        found = 0
+        with Solver(name=SOLVER, bootstrap_with=cnf.clauses) as solver:
+            while solver.solve():
+                model = solver.get_model()
+                found += 1
+                block = [-v for v in watch if model[v - 1] > 0]
+                if not block:  # nothing placed: this was the only model
+                    break
+                solver.add_clause(block)
+                if deadline is not None and time.monotonic() >= deadline:
+                    return CountAnswer(found, False, detail)
+        return CountAnswer(found, True, detail)
+
+
+__all__ = ["SatCounter"]

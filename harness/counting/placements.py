@@ -1,0 +1,120 @@
+"""Placements: every way each piece can lie on the board, with the hints applied, over cells in a fixed order.
+
+:func:`layout` numbers the board's cells (row-major on square boards; on hex boards the
+coordinate order that keeps placements shortest) and lists, per piece, its placements as
+sorted tuples of cell indices.  A placement is a translated orientation of the piece's
+shape whose cells are all on the board and none a miss; a sunk piece has exactly its
+stated cells as its only placement (none if they are not its shape); a piece that sank at
+a cell covers it and lies within the hits; with sinks announced, a piece that is not sunk
+never lies wholly within the hits.  Hits (cells some piece must cover) and clues are not
+placement filters: the counters enforce them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import permutations
+
+from harness.counting.deployment import Deployment
+from harness.counting.geometry import Cell
+
+
+@dataclass(frozen=True)
+class PieceType:
+    """One piece of a layout: its name, identical copies and placements (sorted cell indices)."""
+
+    name: str
+    count: int
+    placements: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The board's cells in counting order and every piece's placements over them."""
+
+    cells: tuple[Cell, ...]  # index -> cell
+    index: dict  # cell -> index
+    types: tuple[PieceType, ...]
+    halo: dict  # placement (tuple of indices) -> sorted indices touching it (touching forbidden only)
+    hits: frozenset[int]
+    rows: tuple[int, ...]  # per cell index, its row (square boards; 0 on hex boards)
+
+    @property
+    def n(self) -> int:
+        return len(self.cells)
+
+    def span(self) -> int:
+        """The largest last-minus-first index of a placement (with its halo): the frontier's width."""
+        widest = 0
+        for t in self.types:
+            for p in t.placements:
+                last = max(p[-1], *(self.halo.get(p, ()) or (p[-1],)))
+                widest = max(widest, last - p[0])
+        return widest
+
+
+def _order(dep: Deployment) -> list[Cell]:
+    if dep.grid.kind == "square":
+        return sorted(dep.cells)
+    best = None
+    for perm in permutations(range(3)):  # the coordinate order with the narrowest placements
+        cells = sorted(dep.cells, key=lambda c: tuple(c[i] for i in perm))
+        index = {c: i for i, c in enumerate(cells)}
+        span = 0
+        for p in dep.pieces:
+            for shape in dep.grid.orientations(p.cells, dep.reflections):
+                for base in cells:
+                    ids = [index.get(dep.grid.add(base, s)) for s in shape]
+                    if None not in ids:
+                        span = max(span, max(ids) - min(ids))
+        if best is None or span < best[0]:
+            best = (span, cells)
+    return best[1]
+
+
+def placements_of(dep: Deployment, piece_index: int, index: dict) -> set[tuple[int, ...]]:
+    """Every placement of one piece (cell indices, sorted), hints applied (see the module docstring)."""
+    piece = dep.pieces[piece_index]
+    grid = dep.grid
+    hit_ids = {index[c] for c in dep.hits}
+    miss_ids = {index[c] for c in dep.misses}
+    if piece.name in dep.sunk:
+        cells = dep.sunk[piece.name]
+        if grid.normal(cells) not in grid.orientations(piece.cells, dep.reflections):
+            return set()
+        return {tuple(sorted(index[c] for c in cells))}
+    out = set()
+    for shape in grid.orientations(piece.cells, dep.reflections):
+        for base in dep.cells:
+            cells = [grid.add(base, s) for s in shape]
+            if not all(c in index for c in cells):
+                continue
+            ids = tuple(sorted(index[c] for c in cells))
+            if miss_ids.intersection(ids):
+                continue
+            if piece.name in dep.sunk_at:
+                if index[dep.sunk_at[piece.name]] not in ids or not hit_ids.issuperset(ids):
+                    continue
+            elif dep.announce_sinks and hit_ids.issuperset(ids):
+                continue
+            out.add(ids)
+    return out
+
+
+def layout(dep: Deployment) -> Layout:
+    """Cells in counting order and every piece's placements (and halos when touching is forbidden)."""
+    cells = _order(dep)
+    index = {c: i for i, c in enumerate(cells)}
+    types = tuple(PieceType(p.name, p.count, tuple(sorted(placements_of(dep, k, index))))
+                  for k, p in enumerate(dep.pieces))
+    halo: dict = {}
+    if not dep.touching:
+        for t in types:
+            for p in t.placements:
+                around = {index[n] for i in p for n in dep.grid.around(cells[i]) if n in index}
+                halo[p] = tuple(sorted(around - set(p)))
+    rows = tuple(c[0] if dep.grid.kind == "square" else 0 for c in cells)
+    return Layout(tuple(cells), index, types, halo, frozenset(index[c] for c in dep.hits), rows)
+
+
+__all__ = ["Layout", "PieceType", "layout", "placements_of"]

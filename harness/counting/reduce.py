@@ -1,0 +1,48 @@
+"""Sunk pieces taken off the board before counting: they have one placement, so the count is that of the rest.
+
+A sunk piece lies exactly on its stated cells (one placement, or none when they are not
+its shape).  Removing it with its cells (and, when touching is forbidden, the cells
+around it: no other piece may use them) leaves a smaller instance with the same number
+of deployments; its cells are then certain (every deployment covers them with that
+piece).  The dp runs on the smaller instance: fewer pieces in its state, fewer cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from harness.counting.deployment import Deployment
+
+
+def without_sunk(dep: Deployment) -> tuple[Deployment, dict[str, tuple]]:
+    """(the instance without its sunk pieces, {name: cells} of those taken off); the same instance when a sunk
+    piece's cells are not its shape or would leave no piece (nothing to take off then)."""
+    if not dep.sunk:
+        return dep, {}
+    grid = dep.grid
+    taken: dict[str, tuple] = {}
+    gone: set = set()
+    for name, cells in dep.sunk.items():
+        piece = next(p for p in dep.pieces if p.name == name)
+        if not set(cells) <= dep.cells or grid.normal(cells) not in grid.orientations(piece.cells, dep.reflections):
+            return dep, {}
+        if set(cells) & gone:
+            return dep, {}
+        taken[name] = tuple(cells)
+        gone |= set(cells)
+        if not dep.touching:
+            gone |= {n for c in cells for n in grid.around(c) if n in dep.cells}
+    if gone & (dep.hits - {c for cs in taken.values() for c in cs}):
+        return dep, {}  # a hit next to a sunk piece where none may touch it: let the dp say 0
+    pieces = tuple(p for p in dep.pieces if p.name not in taken)
+    if not pieces or dep.row_clues is not None or dep.col_clues is not None:
+        return dep, {}
+    cells = dep.cells - gone
+    if not cells:
+        return dep, {}
+    rest = replace(dep, cells=cells, pieces=pieces, sunk={}, misses=dep.misses & cells, hits=dep.hits & cells,
+                   sunk_at={k: v for k, v in dep.sunk_at.items() if k not in taken})
+    return rest, taken
+
+
+__all__ = ["without_sunk"]
