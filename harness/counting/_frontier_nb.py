@@ -265,7 +265,7 @@ def forward_count(n, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, full,
 def _layer(i, table, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, must, clue, row_end, col, ccl, col_end,
            mods, units):
     size = 1024
-    while size < 4 * table[4][0]:
+    while size < 2 * table[4][0] + 2:
         size *= 2
     return _layer_into(i, table, _new(size, table[1].shape[1]), ptr, ptype, pmask, phalo, radix, valid, nvalid,
                        allu, must, clue, row_end, col, ccl, col_end, mods, units)
@@ -344,6 +344,7 @@ def forward_backward(n, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, fu
         for m in range(k):
             after[1][r, m * units + full] = 1
     per = np.zeros((ptype.shape[0], k), np.int64)
+    spare = _new(1024, width)
     for c in range(n - 1 if keep_all else len(checkpoints) - 1, -1, -1):
         first = c * stride
         last = min(n, first + stride)
@@ -356,7 +357,8 @@ def forward_backward(n, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, fu
                                       clue, row_end, col, ccl, col_end, mods, units))
         for i in range(last - 1, first - 1, -1):
             hk, hv, hl, hs, hn = stretch[i - first]
-            back = _new(max(1024, hk.shape[0]), width)
+            _clear(spare)
+            back = _room(spare, hn[0])  # the table two layers on, cleared: no allocation per layer
             av = after[1]
             for j in range(hn[0]):
                 s = hs[j]
@@ -388,5 +390,6 @@ def forward_backward(n, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, fu
                     vt = valid[typ, :nvalid[typ]]
                     _pull(back[1], r, av, t, mods, units, radix[typ], vt)
                     _dot(hv, s, av, t, mods, units, radix[typ], vt, per, q)
+            spare = after
             after = back
     return total, per
