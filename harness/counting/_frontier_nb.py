@@ -143,6 +143,19 @@ def _judge(i, o_lo, aux, must, clue, row_end, col, ccl, col_end):
 
 
 @nb.njit(cache=True)
+def _place(i, q, occ_lo, occ_hi, blk_lo, blk_hi, aux, pmask, phalo, must, clue, row_end, col, ccl, col_end):
+    """The key after placement q at cell i (its cells taken, its halo blocked, the cell judged, the window
+    moved on); ``a < 0`` when the placement does not fit or breaks a hit or a clue."""
+    if (pmask[q, 0] & blk_lo) != _EMPTY or (pmask[q, 1] & blk_hi) != _EMPTY:
+        return np.int64(-1), _EMPTY, _EMPTY, _EMPTY, _EMPTY
+    o_lo, o_hi = occ_lo | pmask[q, 0], occ_hi | pmask[q, 1]
+    a = _judge(i, o_lo, aux, must, clue, row_end, col, ccl, col_end)
+    b_lo, b_hi = _shift(blk_lo | phalo[q, 0], blk_hi | phalo[q, 1])
+    o_lo, o_hi = _shift(o_lo, o_hi)
+    return a, o_lo, o_hi, b_lo, b_hi
+
+
+@nb.njit(cache=True)
 def _vadd(dst, drow, src, srow, mods, units, shift, valid):
     """dst[drow] += src[srow] moved up by ``shift`` used-count units, over the ``valid`` entries."""
     k = mods.shape[0]
@@ -190,18 +203,15 @@ def _expand(i, first, keys, vals, n_src, slots_src, nk, nv, nl, ns, nn, ptr, pty
             continue
         for q in range(ptr[i], ptr[i + 1]):
             if (pmask[q, 0] & blk_lo) != _EMPTY or (pmask[q, 1] & blk_hi) != _EMPTY:
-                continue
+                continue  # (also in _place: here it spares the used-vector test)
             t = ptype[q]
             vt = valid[t, :nvalid[t]]
             if not _any(vals, s, mods, units, vt):
                 continue
-            o_lo, o_hi = occ_lo | pmask[q, 0], occ_hi | pmask[q, 1]
-            a = _judge(i, o_lo, aux, must, clue, row_end, col, ccl, col_end)
+            a, o_lo, o_hi, b_lo, b_hi = _place(i, q, occ_lo, occ_hi, blk_lo, blk_hi, aux, pmask, phalo, must, clue,
+                                               row_end, col, ccl, col_end)
             if a < 0:
                 continue
-            b_lo, b_hi = blk_lo | phalo[q, 0], blk_hi | phalo[q, 1]
-            o_lo, o_hi = _shift(o_lo, o_hi)
-            b_lo, b_hi = _shift(b_lo, b_hi)
             r = _put(nk, nv, nl, ns, nn, o_lo, o_hi, b_lo, b_hi, np.uint64(a))
             _vadd(nv, r, vals, s, mods, units, radix[t], vt)
     return n_src
@@ -374,15 +384,10 @@ def forward_backward(n, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, fu
                 if (occ_lo & _ONE) != _EMPTY:
                     continue
                 for q in range(ptr[i], ptr[i + 1]):
-                    if (pmask[q, 0] & blk_lo) != _EMPTY or (pmask[q, 1] & blk_hi) != _EMPTY:
-                        continue
-                    o_lo, o_hi = occ_lo | pmask[q, 0], occ_hi | pmask[q, 1]
-                    a = _judge(i, o_lo, aux, must, clue, row_end, col, ccl, col_end)
+                    a, o_lo, o_hi, b_lo, b_hi = _place(i, q, occ_lo, occ_hi, blk_lo, blk_hi, aux, pmask, phalo, must,
+                                                       clue, row_end, col, ccl, col_end)
                     if a < 0:
                         continue
-                    b_lo, b_hi = blk_lo | phalo[q, 0], blk_hi | phalo[q, 1]
-                    o_lo, o_hi = _shift(o_lo, o_hi)
-                    b_lo, b_hi = _shift(b_lo, b_hi)
                     t = _get(after, o_lo, o_hi, b_lo, b_hi, np.uint64(a))
                     if t < 0:
                         continue
