@@ -204,7 +204,12 @@ def games() -> list[tuple[str, Deployment]]:
 
 def sweep() -> list[tuple[str, Deployment]]:
     std = straight(SQUARE, STANDARD)
-    counts = {6: (6687136, BRIEF), 10: (30093975536, "seed-003 DLX (the seed's text: 30,093,975,536)")}
+    both = ("two independent counters of battlebench agree: the dp (harness.counting.frontier) and the cluster "
+            "expansion (harness.counting.counters.cluster): reports/counting, and tools/make_deployments.py "
+            "--check-dp for 12x12 (59 s) and 15x15 (432 s)")
+    counts = {6: (6687136, BRIEF), 10: (30093975536, "seed-003 DLX (the seed's text: 30,093,975,536)"),
+              7: (124757096, both), 8: (1142253520, both), 9: (6788392256, both), 12: (332291498192, both),
+              15: (5081105547824, both)}
     out = []
     for n in (6, 7, 8, 9, 10, 12, 15, 20, 25, 30):
         count, by = counts.get(n, (None, ""))
