@@ -41,7 +41,6 @@ def block_table(k, shp, nc, no, d, phis, edge, size):
     cand = np.zeros((k, cap, 4), np.int64)  # per depth: (piece, orientation, row, col)
     ncand = np.zeros(k, np.int64)
     idx = np.zeros(k, np.int64)
-    seen = np.zeros(0, np.int64)
     for o0 in range(no[0]):
         placed[:] = False
         placed[0] = True
@@ -138,4 +137,4 @@ def block_table(k, shp, nc, no, d, phis, edge, size):
                         cmin, cmax = min(cmin, cc), max(cmax, cc)
                 table[rmax - rmin + 1, cmax - cmin + 1] += ph
             placed[j] = False
-    return table, seen
+    return table

@@ -90,7 +90,6 @@ def compile_layout(dep: Deployment, lay: Layout) -> Program:
     labels = 1
     for g, cap in zip(groups, caps):
         labels *= math.factorial(cap) // math.prod(math.factorial(lay.types[t].count) for t in g)
-    merged_of = {t: m for m, g in enumerate(groups) for t in g}
     by_first: list[list] = [[] for _ in range(lay.n)]
     for m, g in enumerate(groups):
         for p in lay.types[g[0]].placements:
@@ -139,7 +138,6 @@ def compile_layout(dep: Deployment, lay: Layout) -> Program:
                 ccl[i] = dep.col_clues[cell[1]]
                 col_end[i] = int(last[cell[1]] == i)
     must = np.array([int(i in lay.hits) for i in range(n)], np.int64)
-    del merged_of
     return Program(n, np.array(ptr, np.int64), np.array(types, np.int64),
                    np.array(masks, np.uint64).reshape(-1, 2), np.array(halos, np.uint64).reshape(-1, 2),
                    np.array(radix, np.int64), valid, nvalid, np.arange(units, dtype=np.int64), units, full, must,

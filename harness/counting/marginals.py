@@ -44,12 +44,14 @@ def marginals(dep: Deployment) -> Marginals:
         for c in cells:
             occupied[c] = total
             by_piece[name][c] = total
+    group_of = {t: g for g in prog.groups for t in g}
+    size_of = {g[0]: sum(lay.types[u].count for u in g) for g in prog.groups}
     for q, (t, cells) in enumerate(prog.order):
         n = per[q]
         if not n:
             continue
-        group = next(g for g in prog.groups if t in g)
-        size = sum(lay.types[u].count for u in group)
+        group = group_of[t]
+        size = size_of[group[0]]
         for i in cells:
             occupied[lay.cells[i]] += n  # at most one piece covers a cell
         for u in group:  # by symmetry, piece u is the one at this placement in count_u / size of them

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TextIO
 
 from harness.core.failures import group_failures, render_failures
-from harness.report.agreement import check_agreement, find_manifest, load_manifest, render_problems
-from harness.report.counts import check_counts, counting_manifest, is_counting
+from harness.report.agreement import find_manifest, load_manifest, render_problems
+from harness.report.counts import all_problems, is_counting
 from harness.report.completeness import load_campaign
 from harness.report.regression import compare, improvements, matches, render_regressions, wall_fallbacks
 from harness.report.reverify import reverify
@@ -97,10 +97,8 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     # agreement
     manifest_path = Path(opts.manifest) if opts.manifest else find_manifest(Path(results))
     manifest = load_manifest(manifest_path) if manifest_path else None
+    problems = all_problems(df, manifest, manifest_path)
     counting = is_counting(df)
-    problems = check_agreement(df[~counting], manifest) if (~counting).any() else []
-    if counting.any():
-        problems += check_counts(df[counting], counting_manifest(manifest, manifest_path))
     n_inst, n_pairs = df["instance_key"].nunique(), df["pair"].nunique()
     if problems:
         print(render_problems(problems), file=out)

@@ -41,10 +41,10 @@ from harness import __version__
 from harness.report import evidence, matrix, metrics, noise, plots, sizes
 from harness.report.headline import headline as headline_of
 from harness.report.reverify import reverify
-from harness.report.agreement import check_agreement, find_manifest, load_manifest
+from harness.report.agreement import find_manifest, load_manifest
 from harness.errors import InputError
 from harness.report.completeness import Completeness, load_campaign
-from harness.report.counts import check_counts, counting_manifest, counts_table, is_counting
+from harness.report.counts import all_problems, counts_table, is_counting
 
 NA = "–"
 """How a missing value (NaN, null) is shown in the HTML and Markdown tables."""
@@ -538,16 +538,12 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     figures = plots.all_figures(ranked, best_pair, shift_s=shift_s)
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     manifest_path = Path(manifest) if manifest else find_manifest(results_dir)
-    loaded = load_manifest(manifest_path) if manifest_path else None
-    counting = is_counting(df)
-    problems = check_agreement(df[~counting], loaded) if (~counting).any() else []
-    if counting.any():
-        problems += check_counts(df[counting], counting_manifest(loaded, manifest_path))
+    problems = all_problems(df, load_manifest(manifest_path) if manifest_path else None, manifest_path)
     disputed = df[df["instance_hash"].isin({p.key for p in problems}).to_numpy(dtype=bool)]
     known = reverify(disputed, results_dir).instances if problems else {}  # for the clues around the boards
     extra_tables = {"matrix": matrix.matrix_table(df), "failures": evidence.failure_table(df),
                     "completeness": completeness.by_pair}
-    if counting.any():
+    if is_counting(df).any():
         extra_tables["counts"] = counts_table(df)
     order = list(pairs["pair"]) if not pairs.empty else []
     sections = {

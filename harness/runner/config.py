@@ -35,6 +35,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from harness.backends.registry import check_pair
@@ -225,16 +226,28 @@ def _positive_int(table: dict[str, Any], key: str, default: int, path: Path) -> 
     return value
 
 
-def _pairs(data: dict[str, Any], path: Path) -> list[PairSpec]:
+def _pair_tables(data: dict[str, Any], path: Path, keys: tuple[str, ...]) -> Iterator[tuple[str, dict]]:
+    """(place, table) of every ``[[pairs]]`` entry, checked to be a table of known keys."""
     raw = _get(data, "pairs", list, path, required=True)
     if not raw:
         raise ConfigError(path, "pairs", "must list at least one pair")
-    pairs: list[PairSpec] = []
     for i, entry in enumerate(raw):
         where = f"pairs[{i}]"
         if not isinstance(entry, dict):
-            raise ConfigError(path, where, f"must be a table with backend, formulation, options, not {_toml_type(entry)}")
-        _unknown(entry, _PAIR_KEYS, path, f"{where}.")
+            raise ConfigError(path, where, f"must be a table with {', '.join(keys)}, not {_toml_type(entry)}")
+        _unknown(entry, keys, path, f"{where}.")
+        yield where, entry
+
+
+def _add_pair(pairs: list[PairSpec], pair: PairSpec, path: Path, where: str) -> None:
+    if any(p.label == pair.label for p in pairs):
+        raise ConfigError(path, where, f"pair {pair.label} is listed twice")
+    pairs.append(pair)
+
+
+def _pairs(data: dict[str, Any], path: Path) -> list[PairSpec]:
+    pairs: list[PairSpec] = []
+    for where, entry in _pair_tables(data, path, _PAIR_KEYS):
         backend = _get(entry, "backend", str, path, required=True, where=f"{where}.backend")
         formulation = _get(entry, "formulation", str, path, where=f"{where}.formulation") or "placement"
         options = _get(entry, "options", dict, path, where=f"{where}.options") or {}
@@ -247,10 +260,8 @@ def _pairs(data: dict[str, Any], path: Path) -> list[PairSpec]:
                 raise
             raise ConfigError(path, where, str(exc)) from None
         # keep the configured values, converted to their declared types
-        pair = PairSpec(backend, formulation, tuple(sorted((k, resolved[k]) for k in options)))
-        if any(p.label == pair.label for p in pairs):
-            raise ConfigError(path, where, f"pair {pair.label} is listed twice")
-        pairs.append(pair)
+        _add_pair(pairs, PairSpec(backend, formulation, tuple(sorted((k, resolved[k]) for k in options))), path,
+                  where)
     return pairs
 
 
@@ -258,15 +269,8 @@ def _count_pairs(data: dict[str, Any], path: Path, task: Task) -> list[PairSpec]
     """Pairs of the counting task: a counter each (``backend``), counting what the task counts."""
     from harness.counting.counters import get_counter
 
-    raw = _get(data, "pairs", list, path, required=True)
-    if not raw:
-        raise ConfigError(path, "pairs", "must list at least one pair")
     pairs: list[PairSpec] = []
-    for i, entry in enumerate(raw):
-        where = f"pairs[{i}]"
-        if not isinstance(entry, dict):
-            raise ConfigError(path, where, f"must be a table with backend, not {_toml_type(entry)}")
-        _unknown(entry, ("backend", "formulation"), path, f"{where}.")
+    for where, entry in _pair_tables(data, path, ("backend", "formulation")):
         backend = _get(entry, "backend", str, path, required=True, where=f"{where}.backend")
         try:
             cls = get_counter(backend)
@@ -279,10 +283,7 @@ def _count_pairs(data: dict[str, Any], path: Path, task: Task) -> list[PairSpec]
         if task.kind not in cls.by:
             raise ConfigError(path, f"{where}.backend", f"the {backend} counter counts by {' or '.join(cls.by)}, "
                               f"not by {task.kind}")
-        pair = PairSpec(backend, task.kind, ())
-        if any(p.label == pair.label for p in pairs):
-            raise ConfigError(path, where, f"pair {pair.label} is listed twice")
-        pairs.append(pair)
+        _add_pair(pairs, PairSpec(backend, task.kind, ()), path, where)
     return pairs
 
 

@@ -271,19 +271,16 @@ class WorkerPool:
         self._closed = False
 
     def execute(self, request: RunRequest) -> Execution:
-        worker = self._worker(request.backend)
-        ex = worker.call("run", (request,), request.time_limit_s, self.grace_s, request.memory_mb)
-        if ex.kind != "ok" or not self.warm:  # killed, died or possibly damaged: replace it
-            self._workers.pop(request.backend, None)
-            worker.close()
-        return ex
+        return self._execute(request.backend, "run", request)
 
     def execute_count(self, request: Any) -> Execution:
         """One counting run (:class:`harness.counting.task.CountRequest`) in the counter's own worker."""
-        key = f"count:{request.backend}"
+        return self._execute(f"count:{request.backend}", "count", request)
+
+    def _execute(self, key: str, kind: str, request: Any) -> Execution:
         worker = self._worker(key)
-        ex = worker.call("count", (request,), request.time_limit_s, self.grace_s, request.memory_mb)
-        if ex.kind != "ok" or not self.warm:
+        ex = worker.call(kind, (request,), request.time_limit_s, self.grace_s, request.memory_mb)
+        if ex.kind != "ok" or not self.warm:  # killed, died or possibly damaged: replace it
             self._workers.pop(key, None)
             worker.close()
         return ex

@@ -164,3 +164,13 @@ def test_an_invalid_counting_config_fails_before_any_run(capsys, tmp_path):
     code, _, err = run(capsys, "run", cfg)
     assert code == 2 and "counts by deployments" in err and "pairs[0]" in err
     assert not (tmp_path / "out" / "results.sqlite").exists()
+
+
+def test_a_count_against_the_files_known_count_makes_run_exit_1_and_check_fail(capsys, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text((TINY / "t4x4_3_2.toml").read_text().replace("expected_count = 264", "expected_count = 265"))
+    cfg = _campaign(tmp_path, ["dp"], [bad])
+    code, out, err = run(capsys, "run", cfg)
+    assert code == 1, (out, err)
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 1 and "wrong-count" in out and "count 264 is not the known 265" in out, out

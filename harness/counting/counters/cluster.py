@@ -111,7 +111,6 @@ def block_table(shapes: tuple, touching: bool) -> dict[tuple[int, int], int]:
             nc[j, o] = len(cs)
             for a, (r, c) in enumerate(cs):
                 shp[j, o, a] = (r, c)
-            extent += 0
         extent += max(max(max(r for r, _ in cs), max(c for _, c in cs)) + 1 for cs in orients)
     size = extent + 2 * k + 2
     edge = np.zeros((k, k), np.int64)
@@ -120,7 +119,7 @@ def block_table(shapes: tuple, touching: bool) -> dict[tuple[int, int], int]:
         for b in range(a + 1, k):
             edge[a, b] = e
             e += 1
-    table, _ = _cluster_nb.block_table(k, shp, nc, no, 0 if touching else 1, _phi_table(k), edge, size)
+    table = _cluster_nb.block_table(k, shp, nc, no, 0 if touching else 1, _phi_table(k), edge, size)
     out = {(int(h), int(w)): int(table[h, w]) for h, w in zip(*np.nonzero(table))}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
