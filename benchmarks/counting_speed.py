@@ -6,10 +6,11 @@ Each case is counted once to warm up (numba compiles or loads its cache; the clu
 counter computes or loads its per-fleet tables) and then ``--reps`` times; the table
 gives the median and the best wall time, and the median CPU time (``process_time``) of
 the warm repetitions, with the count (an exact integer, checked against the known one
-where there is one).  Cases: standard 10x10 by dp and by cluster, 12x10, 15x15 and
-30x30 by cluster (and 15x15 by dp when ``--slow``), both hex halves by dp, and the
-exact marginals of 10x10 game positions after 30 shots (three hidden fleets, shots
-drawn from a seed; the time includes the layout of placements).  The first
+where there is one).  Cases: standard 10x10, 12x10, 15x15 and 30x30 by dp (its row
+programme) and by cluster, 10x10 by the frontier programme alone (``frontier``; 15x15
+too with ``--slow``), both hex halves by dp (its frontier programme), and the exact
+marginals of 10x10 game positions after 30 shots (three hidden fleets, shots drawn from
+a seed; the time includes the layout of placements) by dp and by the frontier alone.  The first
 row is the cluster counter's one cold count (its tables computed with no cache), the
 price of its first use per fleet.  Writes ``summary.md`` and ``runs.csv`` to ``--out``.
 """
@@ -100,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--slow", action="store_true", help="also dp on 15x15 (minutes)")
+    ap.add_argument("--slow", action="store_true", help="also the frontier programme on 15x15 (minutes)")
     args = ap.parse_args(argv)
 
     def count(counter: str, path: Path):
@@ -109,11 +110,12 @@ def main(argv: list[str] | None = None) -> int:
 
     cases = []  # (case, counter, target_s, thunk, known)
     for counter, rel, target in (("dp", "standard_10x10.toml", 0.1), ("cluster", "standard_10x10.toml", 0.1),
+                                 ("frontier", "standard_10x10.toml", None),
+                                 ("dp", "standard_12x10.toml", None), ("cluster", "standard_12x10.toml", None),
+                                 ("dp", "sweep/sweep_15x15.toml", 1.0), ("cluster", "sweep/sweep_15x15.toml", 1.0),
+                                 ("dp", "sweep/sweep_30x30.toml", 10.0), ("cluster", "sweep/sweep_30x30.toml", 10.0),
                                  ("dp", "hex_blue.toml", 1.0), ("dp", "hex_green.toml", 1.0),
-                                 ("cluster", "standard_12x10.toml", None),
-                                 ("cluster", "sweep/sweep_15x15.toml", 1.0),
-                                 ("cluster", "sweep/sweep_30x30.toml", 10.0),
-                                 *((("dp", "sweep/sweep_15x15.toml", 1.0),) if args.slow else ())):
+                                 *((("frontier", "sweep/sweep_15x15.toml", None),) if args.slow else ())):
         thunk, dep = count(counter, DEP / rel)
         known = dep.meta.get("expected_count")
         cases.append((dep.name, counter, target, thunk, None if known is None else int(known)))
@@ -121,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     for k, hidden in enumerate(HIDDEN):
         pos = position(base, hidden, 30, k)
         cases.append((pos.name, "marginals (dp)", 0.05, lambda pos=pos: marginals(pos).total, None))
+        cases.append((pos.name, "marginals (frontier)", None, lambda pos=pos: marginals(pos, "frontier").total,
+                      None))
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -58,7 +58,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ct = sub.add_parser("count", help="count deployments (or boards) of deployment instances exactly")
     ct.add_argument("paths", nargs="+", metavar="PATH", help="deployment files (.toml), or puzzle files")
     ct.add_argument("--by", default="deployments", help="deployments | boards (default deployments)")
-    ct.add_argument("--backend", "-b", default="dp", help="dp | cluster | dlx | sharpsat | cpsat | sat | brute "
+    ct.add_argument("--backend", "-b", default="dp", help="dp | frontier | cluster | dlx | sharpsat | cpsat | sat | brute "
                     "(default dp)")
     ct.add_argument("--marginals", action="store_true",
                     help="also the exact probability of a ship in each cell (dp): a text heat map and a PNG")

@@ -207,9 +207,12 @@ def sweep() -> list[tuple[str, Deployment]]:
     both = ("two independent counters of battlebench agree: the dp (harness.counting.frontier) and the cluster "
             "expansion (harness.counting.counters.cluster): reports/counting, and tools/make_deployments.py "
             "--check-dp for 12x12 (59 s) and 15x15 (432 s)")
+    rows = ("two independent counters of battlebench agree: the dp's row programme (harness.counting.rows) and "
+            "the cluster expansion (harness.counting.counters.cluster): reports/counting")
     counts = {6: (6687136, BRIEF), 10: (30093975536, "seed-003 DLX (the seed's text: 30,093,975,536)"),
               7: (124757096, both), 8: (1142253520, both), 9: (6788392256, both), 12: (332291498192, both),
-              15: (5081105547824, both)}
+              15: (5081105547824, both), 20: (137408668491984, rows), 25: (1593034477460144, rows),
+              30: (11265202694332304, rows)}
     out = []
     for n in (6, 7, 8, 9, 10, 12, 15, 20, 25, 30):
         count, by = counts.get(n, (None, ""))
@@ -395,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=REPO / "instances" / "deployments")
     ap.add_argument("--check-dp", action="store_true",
-                    help="also count every file with an expected_count by the frontier DP and fail on a mismatch")
+                    help="also count every file with an expected_count by the dp counter and fail on a mismatch")
     args = ap.parse_args(argv)
     out: Path = args.out
     entries = []
@@ -428,19 +431,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def check_dp(out: Path, entries: list[dict]) -> int:
-    """Count every file with an expected_count by the frontier DP (about a minute in all)."""
-    from harness.counting import frontier
+    """Count every file with an expected_count by the dp counter (its row programme where it applies, else its
+    frontier programme; a few seconds in all)."""
+    from harness.counting.counters import get_counter
 
     bad = 0
     for e in entries:
         if "expected_count" not in e:
             continue
-        dep = read_deployment(out / e["path"])
-        lay = layout(dep)
-        got, _ = frontier.count(frontier.compile_layout(dep, lay), frontier.count_bound(lay))
-        ok = got == e["expected_count"]
+        answer = get_counter("dp")().count(read_deployment(out / e["path"]))
+        ok = answer.count == e["expected_count"]
         bad += not ok
-        print(f"  dp {e['path']}: {got} {'ok' if ok else 'MISMATCH, expected ' + str(e['expected_count'])}")
+        print(f"  dp ({answer.detail['method']}) {e['path']}: {answer.count} "
+              f"{'ok' if ok else 'MISMATCH, expected ' + str(e['expected_count'])}")
     return 1 if bad else 0
 
 

@@ -15,15 +15,9 @@ from harness.counting.placements import layout
 BY = ("deployments", "boards")
 
 
-def brute_count(dep: Deployment, by: str = "deployments", limit: int = 10_000_000) -> int:
-    """The exact count, by deployments or boards; ValueError past ``limit`` deployments listed."""
-    if by not in BY:
-        raise ValueError(f"by must be one of {BY}")
-    lay = layout(dep)
+def _deployments(dep: Deployment, lay):
+    """Every deployment: per copy, (layout type index, placement); hits covered and clues met."""
     copies = [(k, t) for k, t in enumerate(lay.types) for _ in range(t.count)]
-
-    boards: set[frozenset[int]] = set()
-    found = 0
 
     def clues_ok(occupied: set[int]) -> bool:
         for clues, axis in ((dep.row_clues, 0), (dep.col_clues, 1)):
@@ -36,15 +30,10 @@ def brute_count(dep: Deployment, by: str = "deployments", limit: int = 10_000_00
                 return False
         return True
 
-    def place(j: int, occupied: set[int], blocked: set[int], last: dict[int, int]) -> None:
-        nonlocal found
+    def place(j: int, occupied: set[int], blocked: set[int], last: dict[int, int], chosen: tuple):
         if j == len(copies):
             if lay.hits <= occupied and clues_ok(occupied):
-                found += 1
-                if found > limit:
-                    raise ValueError(f"more than {limit} deployments: too many for brute force")
-                if by == "boards":
-                    boards.add(frozenset(occupied))
+                yield chosen, occupied
             return
         k, t = copies[j]
         start = last.get(k, -1) + 1
@@ -55,10 +44,37 @@ def brute_count(dep: Deployment, by: str = "deployments", limit: int = 10_000_00
             halo = lay.halo.get(p, ())
             if not dep.touching and occupied.intersection(halo):
                 continue
-            place(j + 1, occupied | set(p), blocked | set(p) | set(halo), {**last, k: pos})
+            yield from place(j + 1, occupied | set(p), blocked | set(p) | set(halo), {**last, k: pos},
+                             (*chosen, (k, p)))
 
-    place(0, set(), set(), {})
+    yield from place(0, set(), set(), {}, ())
+
+
+def brute_count(dep: Deployment, by: str = "deployments", limit: int = 10_000_000) -> int:
+    """The exact count, by deployments or boards; ValueError past ``limit`` deployments listed."""
+    if by not in BY:
+        raise ValueError(f"by must be one of {BY}")
+    lay = layout(dep)
+    boards: set[frozenset[int]] = set()
+    found = 0
+    for _, occupied in _deployments(dep, lay):
+        found += 1
+        if found > limit:
+            raise ValueError(f"more than {limit} deployments: too many for brute force")
+        if by == "boards":
+            boards.add(frozenset(occupied))
     return found if by == "deployments" else len(boards)
 
 
-__all__ = ["BY", "brute_count"]
+def brute_placement_counts(dep: Deployment) -> tuple[int, dict]:
+    """(the count, {(layout type index, placement): deployments with a copy of that type there})."""
+    lay = layout(dep)
+    total, per = 0, {}
+    for chosen, _ in _deployments(dep, lay):
+        total += 1
+        for key in chosen:
+            per[key] = per.get(key, 0) + 1
+    return total, per
+
+
+__all__ = ["BY", "brute_count", "brute_placement_counts"]

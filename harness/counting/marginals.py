@@ -9,11 +9,11 @@ drawn.  :func:`heat_map` draws them as text, :func:`write_png` as a picture.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.counting import frontier
+from harness.counting import frontier, rows
 from harness.counting.deployment import Deployment
 from harness.counting.placements import layout
 from harness.counting.reduce import without_sunk
@@ -21,45 +21,68 @@ from harness.counting.reduce import without_sunk
 
 @dataclass
 class Marginals:
-    """Exact counts per cell: ``occupied[c]`` deployments cover c; ``by_piece[name][c]`` with that piece."""
+    """Exact counts per cell: ``occupied[c]`` deployments cover c; ``by_piece[name][c]`` with that piece;
+    ``placements[(name, cells)]`` with that piece on exactly those cells (sorted)."""
 
     total: int
     occupied: dict
     by_piece: dict
+    placements: dict = field(default_factory=dict)
 
     def probability(self, cell: Any) -> float:
         return self.occupied.get(cell, 0) / self.total if self.total else 0.0
 
 
-def marginals(dep: Deployment) -> Marginals:
-    """The exact marginals of every cell and piece (the dp's forward-backward pass)."""
+def marginals(dep: Deployment, method: str | None = None) -> Marginals:
+    """The exact marginals of every cell and piece: the dp's per-placement counts, by ``method`` ``"rows"`` (the
+    row programme; ValueError when it cannot take the instance), ``"frontier"`` (its forward-backward pass) or
+    None (rows when it can, else frontier)."""
     whole = dep
     dep, taken = without_sunk(dep)
     lay = layout(dep)
-    prog = frontier.compile_layout(dep, lay)
-    total, per = frontier.placement_counts(prog, frontier.count_bound(lay))
+    why = rows.unsupported(dep, lay) if method != "frontier" else "frontier asked for"
+    if method == "rows" and why is not None:
+        raise ValueError(f"the row programme cannot take {dep.name}: {why}")
+    if why is None:
+        total, per = rows.placement_counts(lay)
+    else:
+        total, per = _frontier_counts(dep, lay)
     occupied = {c: 0 for c in whole.cells}
     by_piece = {p.name: {} for p in whole.pieces}
+    placements = {}
     for name, cells in taken.items():
+        placements[(name, tuple(sorted(cells)))] = total
         for c in cells:
             occupied[c] = total
             by_piece[name][c] = total
-    group_of = {t: g for g in prog.groups for t in g}
-    size_of = {g[0]: sum(lay.types[u].count for u in g) for g in prog.groups}
-    for q, (t, cells) in enumerate(prog.order):
-        n = per[q]
+    for (t, cells), n in per.items():
         if not n:
             continue
-        group = group_of[t]
-        size = size_of[group[0]]
+        name = lay.types[t].name
+        key = (name, tuple(sorted(lay.cells[i] for i in cells)))
+        placements[key] = placements.get(key, 0) + n
         for i in cells:
             occupied[lay.cells[i]] += n  # at most one piece covers a cell
-        for u in group:  # by symmetry, piece u is the one at this placement in count_u / size of them
-            share = n * lay.types[u].count // size
-            name = lay.types[u].name
-            for i in cells:
-                by_piece[name][lay.cells[i]] = by_piece[name].get(lay.cells[i], 0) + share
-    return Marginals(total, occupied, by_piece)
+            by_piece[name][lay.cells[i]] = by_piece[name].get(lay.cells[i], 0) + n
+    return Marginals(total, occupied, by_piece, placements)
+
+
+def _frontier_counts(dep: Deployment, lay) -> tuple[int, dict]:
+    """(the count, {(layout type, placement): deployments with that type there}) from the frontier programme,
+    whose merged types (identical placements) are shared out by symmetry: type u holds a merged placement in
+    count_u / size of its deployments."""
+    prog = frontier.compile_layout(dep, lay)
+    total, per = frontier.placement_counts(prog, frontier.count_bound(lay))
+    group_of = {t: g for g in prog.groups for t in g}
+    out: dict = {}
+    for q, (t, cells) in enumerate(prog.order):
+        if not per[q]:
+            continue
+        group = group_of[t]
+        size = sum(lay.types[u].count for u in group)
+        for u in group:
+            out[(u, cells)] = out.get((u, cells), 0) + per[q] * lay.types[u].count // size
+    return total, out
 
 
 def _shade(p: float) -> str:

@@ -97,7 +97,8 @@ def test_unknown_counter_and_unsupported_semantics_fail_before_counting(capsys):
 
 
 def test_a_time_limit_ends_a_slow_count(capsys):
-    code, out, _ = run(capsys, "count", DEP / "sweep" / "sweep_15x15.toml", "--time-limit", "1", "--json")
+    code, out, _ = run(capsys, "count", DEP / "sweep" / "sweep_15x15.toml", "--backend", "frontier", "--time-limit", "1",
+                         "--json")
     row = json.loads(out)
     assert code == 1 and row["status"] == "timeout" and row["count"] is None
     assert row["times"]["wall_s"] < 15

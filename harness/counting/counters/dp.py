@@ -1,13 +1,21 @@
-"""The ``dp`` counter: the frontier dynamic programme of :mod:`harness.counting.frontier` behind the counter contract.
+"""The ``dp`` counter: the row-transfer programme when it applies, else the frontier programme, behind the counter contract.
 
-Handles any board (square or hex, islands), any pieces, touching allowed or forbidden,
-hints (misses, hits, sunk pieces, sinks announced) and clues: row clues with a running
-count in the state, column clues with one 4-bit count per clued column in the state (at
-most :data:`~harness.counting.frontier.MAX_COL_CLUES`; exact, but the states multiply).
+Two exact dynamic programmes, the first that can express the instance is used (the
+answer's ``detail.method`` says which):
+
+* ``rows`` (:mod:`harness.counting.rows`): straight pieces on a square board that may
+  touch, with misses, islands, hits and sunk pieces; no clues.  Its state holds at most
+  three pieces (those lying across the rows), so its cost barely grows with the board.
+* ``frontier`` (:mod:`harness.counting.frontier`): any board (square or hex, islands),
+  any pieces, touching allowed or forbidden, hints and clues: row clues with a running
+  count in the state, column clues with one 4-bit count per clued column in the state
+  (at most :data:`~harness.counting.frontier.MAX_COL_CLUES`; exact, but the states
+  multiply).  The ``frontier`` counter (:mod:`.frontier`) always uses it.
+
 Puzzle piece hints (``O < > ^ v``) and unknown-shape hints have no deployment form: such
-puzzles are refused when they are read.  By boards only when pieces may not touch: then
-every board is one arrangement (its pieces are its connected groups of cells), so the
-boards are the deployments with identical pieces not told apart.
+puzzles are refused when they are read.  By boards only when pieces may not touch (the
+frontier then): every board is one arrangement (its pieces are its connected groups of
+cells), so the boards are the deployments with identical pieces not told apart.
 """
 
 from __future__ import annotations
@@ -21,23 +29,35 @@ class DpCounter(Counter):
     name = "dp"
     by = ("deployments", "boards")
     library = "numba"
+    engines = ("rows", "frontier")  # tried in this order
 
     requires = ('numba',)
     install = 'pip install numba'
 
     def count(self, dep: Any, by: str = "deployments", deadline: float | None = None) -> CountAnswer:
-        from harness.counting import frontier
+        from harness.counting import rows
         from harness.counting.placements import layout
-
         from harness.counting.reduce import without_sunk
 
         self.check_by(by)
         dep, taken = without_sunk(dep)
         lay = layout(dep)
+        detail: dict[str, Any] = {"placements": sum(len(t.placements) for t in lay.types), "cells": lay.n,
+                                  "sunk_taken_off": len(taken)}
+        if "rows" in self.engines and by == "deployments":
+            why = rows.unsupported(dep, lay)
+            if why is None:
+                return CountAnswer(rows.count(lay), True, {**detail, "method": "rows"})
+            detail["rows_refused"] = why
+        return self._frontier(dep, lay, by, detail)
+
+    @staticmethod
+    def _frontier(dep: Any, lay: Any, by: str, detail: dict) -> CountAnswer:
+        from harness.counting import frontier
+
         prog = frontier.compile_layout(dep, lay)
         total, peak = frontier.count(prog, frontier.count_bound(lay))
-        detail = {"placements": sum(len(t.placements) for t in lay.types), "cells": lay.n, "peak_states": peak,
-                  "window": lay.span() + 1, "sunk_taken_off": len(taken)}
+        detail.update({"method": "frontier", "peak_states": peak, "window": lay.span() + 1})
         if by == "boards":
             if dep.touching:
                 raise Unsupported("the dp counts boards only when pieces may not touch (else a board can hold "
