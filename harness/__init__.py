@@ -19,7 +19,7 @@ task
     ``solve`` (one board, or proof that none exists) or ``count K`` (distinct boards
     up to K; K=2 certifies uniqueness; K=0 means all); or the counting task,
     ``deployments`` / ``boards``: every deployment (or distinct board) of a deployment
-    instance, counted exactly.
+    instance, counted exactly; or ``play``: one game of a strategy.
 run
     One pair on one instance for one task, once (a noun; "execute" is the verb).
 campaign
@@ -52,12 +52,28 @@ piece
     A named shape (straight ship, polyomino, polyhex) with its rotations and, where the
     rules say, reflections; ``count`` identical copies of it.
 counter
-    A counting algorithm behind one contract (``dp``, ``cluster``, ``dlx``, ``sharpsat``,
-    ``cpsat``, ``sat``, ``brute``); in a campaign of the counting task it takes the
-    backend's place in a pair (``dp/deployments``).
+    A counting algorithm behind one contract (``dp``, ``frontier``, ``cluster``, ``dlx``,
+    ``sharpsat``, ``cpsat``, ``sat``, ``brute``); in a campaign of the counting task it
+    takes the backend's place in a pair (``dp/deployments``).
 marginal
     For one cell (and piece), how many deployments put a ship there; divided by the
     count, the exact probability of a ship in that cell given what is known.
+game
+    The two-player game's unit of play: one hidden deployment of a board's fleet, drawn
+    uniformly from a seed (game ``i`` of seed ``s`` is the same for every strategy), shot at
+    until every ship cell is hit; in a campaign of the ``play`` task each game is a run
+    (``count``: its shots; ``repetition``: its number).
+shot
+    One cell fired at, announced as hit or miss under the *announcement rule*: ``ship``
+    (and the name of a ship it sinks), ``sunk`` (and "sunk", unnamed) or ``none``; the rule
+    takes the formulation's place in a pair (``posterior/ship``).
+position
+    What the shooter knows after some shots: misses, hits, ships sunk and where; as a
+    deployment with hints, its marginals are the exact posterior.
+strategy
+    A way of choosing the next shot behind one contract (``random``, ``hunt-target``,
+    ``parity``, ``density``, ``thompson``, ``posterior``, ``lookahead``); in a campaign of
+    the ``play`` task it takes the backend's place in a pair.
 tie
     Two pairs that solved as many instances and whose time ratio's bootstrap interval
     contains 1 (tied within noise), or whose times are closer than the timer's
@@ -87,4 +103,8 @@ GLOSSARY = (
     "piece",
     "counter",
     "marginal",
+    "game",
+    "shot",
+    "position",
+    "strategy",
 )

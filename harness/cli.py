@@ -68,6 +68,25 @@ def _build_parser() -> argparse.ArgumentParser:
     ct.add_argument("--json", action="store_true", help="one JSON object per instance per line")
     ct.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
+    pl = sub.add_parser("play", help="strategies play the same hidden deployments: shots per game summarised")
+    pl.add_argument("--strategy", "-s", action="append", metavar="S",
+                    help="random | hunt-target | parity | density | thompson | posterior | lookahead (repeat to "
+                    "compare; default random)")
+    pl.add_argument("--games", "-n", type=int, default=100, help="games per strategy (default 100)")
+    pl.add_argument("--seed", type=int, default=0, help="game i of seed K is one hidden deployment for every strategy")
+    pl.add_argument("--board", default="instances/deployments/standard_10x10.toml", metavar="FILE",
+                    help="a deployment file without hints (default: the standard 10x10 game)")
+    pl.add_argument("--rule", default="ship", help="what a shot announces: ship (hit/miss and the sunk ship's "
+                    "name; default) | sunk (unnamed) | none")
+    pl.add_argument("--option", "-o", action="append", metavar="S.KEY=VALUE", help="a strategy option, e.g. "
+                    "thompson.block=2000")
+    pl.add_argument("--json", action="store_true", help="one JSON object per strategy per line")
+    pl.add_argument("--watch", action="store_true", help="replay game 0 of the first strategy shot by shot")
+    pl.add_argument("--delay", type=float, default=0.0, metavar="S", help="--watch: seconds between shots")
+    pl.add_argument("--strip", metavar="PNG", help="draw game 0 of the first strategy: its heat maps every "
+                    "--every shots, as a strip of pictures")
+    pl.add_argument("--every", type=int, default=8, metavar="K", help="--strip: a picture every K shots")
+
     r = sub.add_parser("run", help="execute a campaign config (every pair on every instance) into a results store")
     r.add_argument("config", metavar="CONFIG", help="campaign config (TOML), e.g. configs/smoke.toml")
     r.add_argument("--fresh", action="store_true", help="discard the stored results and start over")
@@ -163,6 +182,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from harness.count_cli import cmd_count
 
             return cmd_count(args)
+        if args.command == "play":
+            from harness.play_cli import cmd_play
+
+            return cmd_play(args)
         if args.command == "run":
             return _cmd_run(args)
         if args.command == "export":
@@ -503,8 +526,15 @@ def _cmd_backends(args: argparse.Namespace) -> int:
                          is None, "missing": cls.available(), "about": (cls.__module__ and
                                                                         sys.modules[cls.__module__].__doc__ or "")
                          .splitlines()[0]})
+    from harness.play.strategies import STRATEGIES, get_strategy
+
+    strategies = []
+    for name in STRATEGIES:
+        cls = get_strategy(name)
+        strategies.append({"strategy": name, "rules": list(cls.rules), "options": dict(cls.options),
+                           "about": (sys.modules[cls.__module__].__doc__ or "").splitlines()[0]})
     if args.json:
-        print(json.dumps(rows + counters, indent=2))
+        print(json.dumps(rows + counters + strategies, indent=2))
         return 0
     for row in rows:
         print(f"{row['backend']}: formulations {', '.join(row['formulations'])}")
@@ -515,6 +545,10 @@ def _cmd_backends(args: argparse.Namespace) -> int:
     for c in counters:
         state = "" if c["available"] else f"  [unavailable: {c['missing']}]"
         print(f"  {c['counter']}: by {', '.join(c['by'])}{state}  {c['about']}")
+    print("strategies (task = \"play\"; battlebench play --strategy S):")
+    for st in strategies:
+        opts = "".join(f" {k}={v}" for k, v in st["options"].items())
+        print(f"  {st['strategy']}: rules {', '.join(st['rules'])}{opts}  {st['about']}")
     return 0
 
 

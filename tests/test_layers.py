@@ -1,7 +1,7 @@
 """Import direction, one way only: core <- puzzle <- model <- backends <- solve <- runner -> store;
 counting over core and puzzle (its counters import their libraries lazily), run by the runner;
 report over store and puzzle (its verifier re-checks stored boards; neither imports a solver);
-generate over runner; cli on top."""
+generate over runner; play over counting (its posterior is the counters' marginals); cli on top."""
 
 from __future__ import annotations
 
@@ -23,14 +23,17 @@ ALLOWED = {
     "model": {"core", "errors", "puzzle", "model"},
     "backends": {"core", "errors", "puzzle", "model", "backends"},
     "solve": {"core", "errors", "puzzle", "model", "backends", "solve", "__init__"},
-    "runner": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "counting", "__init__"},
+    "runner": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "counting", "play",
+               "__init__"},
     "counting": {"core", "errors", "puzzle", "counting", "__init__"},  # puzzle: puzzles read as deployments
     "store": {"core", "errors", "store"},
     "report": {"core", "errors", "store", "report", "puzzle"},  # puzzle: the verifier, formats (no solver)
     "generate": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "generate", "__init__"},
     "cli": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "report", "generate",
-            "counting", "cli", "count_cli", "__init__"},
+            "counting", "play", "cli", "count_cli", "play_cli", "__init__"},
     "count_cli": {"core", "errors", "puzzle", "runner", "counting", "count_cli", "__init__"},
+    "play": {"core", "errors", "counting", "play"},  # counting: placements, marginals (the exact posterior)
+    "play_cli": {"errors", "counting", "play", "play_cli"},
 }
 SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat"}
 

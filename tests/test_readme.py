@@ -138,19 +138,30 @@ def test_the_tour_runs_as_printed(tmp_path):
     assert (tmp_path / "puzzle7").read_text().startswith("# Row clues")
 
 
-def test_the_counting_commands_run_as_printed(tmp_path):
-    """The counting section's `count` lines, verbatim (the campaign line is parsed above)."""
-    block = re.search(r"## Counting deployments.*?```sh\n(.*?)```", README, re.S).group(1)
+def _run_section(tmp_path, section: str, prefix: str) -> int:
+    """Run the lines of ``section``'s first sh block that start with ``prefix``, verbatim, in a checkout-like
+    folder with the venv on PATH; how many ran."""
+    block = re.search(rf"## {section}.*?```sh\n(.*?)```", README, re.S).group(1)
     (tmp_path / "instances").symlink_to(ROOT / "instances")
     env = dict(os.environ, PATH=f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}",
                PYTHONPATH=str(ROOT))
     ran = 0
     for line in block.splitlines():
         command = re.sub(r"\s+#.*$", "", line).strip()
-        if not command.startswith("battlebench count"):
+        if not command.startswith(prefix):
             continue
         res = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
                              timeout=300)
         assert res.returncode == 0, (command, res.stdout[-2000:], res.stderr[-2000:])
         ran += 1
-    assert ran == 5
+    return ran
+
+
+def test_the_counting_commands_run_as_printed(tmp_path):
+    """The counting section's `count` lines, verbatim (the campaign line is parsed above)."""
+    assert _run_section(tmp_path, "Counting deployments", "battlebench count") == 5
+
+
+def test_the_play_commands_run_as_printed(tmp_path):
+    """The play section's `play` lines, verbatim (the campaign lines are parsed above)."""
+    assert _run_section(tmp_path, "Playing the game", "battlebench play") == 4

@@ -12,6 +12,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+def failure_of(exc: BaseException) -> tuple[str, str]:
+    """(one line, traceback) of a crash caught where a run executes; a MemoryError is just ``MemoryError``
+    (the caller's memout), with no traceback."""
+    if isinstance(exc, MemoryError):
+        return "MemoryError", ""
+    import traceback
+
+    return f"{type(exc).__name__}: {exc}", traceback.format_exc()
+
+
 FAILED = ("error", "memout", "timeout")
 """The statuses of a failed run, worst first."""
 
@@ -88,4 +98,4 @@ def render_failures(groups: list[FailureGroup], width: int | None = None) -> str
     return "\n".join(lines)
 
 
-__all__ = ["FAILED", "NO_MESSAGE", "FailureGroup", "first_line", "group_failures", "render_failures"]
+__all__ = ["FAILED", "NO_MESSAGE", "FailureGroup", "failure_of", "first_line", "group_failures", "render_failures"]

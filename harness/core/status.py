@@ -38,23 +38,28 @@ class Termination(str, enum.Enum):
 COUNTING = ("deployments", "boards")
 """The kinds of the counting task: what is counted."""
 
+PLAY = "play"
+"""The play task: one game of a strategy against a hidden deployment."""
+
 
 @dataclass(frozen=True)
 class Task:
     """``solve`` (k=1) or ``count`` k distinct boards (k=0: all); or the counting task:
     ``deployments`` / ``boards`` (every deployment, or every distinct board, of a
-    deployment instance counted exactly; k=0)."""
+    deployment instance counted exactly; k=0); or ``play`` (one game; k=0)."""
 
     kind: str = "solve"
     k: int = 1
 
     def __post_init__(self) -> None:
-        if self.kind not in ("solve", "count", *COUNTING):
+        if self.kind not in ("solve", "count", *COUNTING, PLAY):
             raise ValueError(f"unknown task {self.kind!r}")
         if self.k < 0:
             raise ValueError("count K must be >= 0")
         if self.kind in COUNTING and self.k != 0:
             raise ValueError("the counting task counts everything (k=0)")
+        if self.kind == PLAY and self.k != 0:
+            raise ValueError("the play task plays one game (k=0)")
         if self.kind == "solve" and self.k != 1:
             raise ValueError("the solve task looks for one board")
 
@@ -77,10 +82,21 @@ class Task:
         return self.kind in COUNTING
 
     @property
+    def play(self) -> bool:
+        """The play task (a board, strategies, games), not a puzzle task."""
+        return self.kind == PLAY
+
+    @property
     def label(self) -> str:
-        if self.kind in COUNTING:
+        if self.kind in COUNTING or self.kind == PLAY:
             return self.kind
         return "solve" if self.kind == "solve" else f"count-{self.k}"
+
+
+def ended_early(termination: Termination) -> Status | None:
+    """The status of a run that ended before answering (crash, memout, timeout), else None.  Pure."""
+    return {Termination.CRASH: Status.ERROR, Termination.MEMOUT: Status.MEMOUT,
+            Termination.TIMEOUT: Status.TIMEOUT}.get(termination)
 
 
 def classify(
@@ -98,12 +114,9 @@ def classify(
     """
     if n_boards and not verdicts_ok:
         return Status.WRONG
-    if termination is Termination.CRASH:
-        return Status.ERROR
-    if termination is Termination.MEMOUT:
-        return Status.MEMOUT
-    if termination is Termination.TIMEOUT:
-        return Status.TIMEOUT
+    early = ended_early(termination)
+    if early is not None:
+        return early
     if not task.decided(n_boards, exhausted):
         return Status.TIMEOUT
     return Status.SAT if n_boards else Status.UNSAT

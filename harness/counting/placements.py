@@ -13,6 +13,7 @@ placement filters: the counters enforce them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import permutations
 
 from harness.counting.deployment import Deployment
@@ -72,6 +73,19 @@ def _order(dep: Deployment) -> list[Cell]:
     return best[1]
 
 
+@lru_cache(maxsize=256)
+def _on_board(grid, cells: frozenset, shape: tuple, reflections: bool) -> tuple[tuple, ...]:
+    """Every translated orientation of ``shape`` lying wholly on ``cells`` (no hints): cell tuples.  Cached:
+    game positions ask for the same board and pieces shot after shot."""
+    out = set()
+    for orient in grid.orientations(shape, reflections):
+        for base in cells:
+            placed = tuple(sorted(grid.add(base, s) for s in orient))
+            if all(c in cells for c in placed):
+                out.add(placed)
+    return tuple(sorted(out))
+
+
 def placements_of(dep: Deployment, piece_index: int, index: dict) -> set[tuple[int, ...]]:
     """Every placement of one piece (cell indices, sorted), hints applied (see the module docstring)."""
     piece = dep.pieces[piece_index]
@@ -84,20 +98,17 @@ def placements_of(dep: Deployment, piece_index: int, index: dict) -> set[tuple[i
             return set()
         return {tuple(sorted(index[c] for c in cells))}
     out = set()
-    for shape in grid.orientations(piece.cells, dep.reflections):
-        for base in dep.cells:
-            cells = [grid.add(base, s) for s in shape]
-            if not all(c in index for c in cells):
+    sink = index[dep.sunk_at[piece.name]] if piece.name in dep.sunk_at else None
+    for cells in _on_board(grid, dep.cells, tuple(piece.cells), dep.reflections):
+        ids = tuple(sorted(index[c] for c in cells))
+        if miss_ids.intersection(ids):
+            continue
+        if sink is not None:
+            if sink not in ids or not hit_ids.issuperset(ids):
                 continue
-            ids = tuple(sorted(index[c] for c in cells))
-            if miss_ids.intersection(ids):
-                continue
-            if piece.name in dep.sunk_at:
-                if index[dep.sunk_at[piece.name]] not in ids or not hit_ids.issuperset(ids):
-                    continue
-            elif dep.announce_sinks and hit_ids.issuperset(ids):
-                continue
-            out.add(ids)
+        elif dep.announce_sinks and hit_ids.issuperset(ids):
+            continue
+        out.add(ids)
     return out
 
 

@@ -14,9 +14,31 @@ from dataclasses import replace
 from harness.counting.deployment import Deployment
 
 
+def pinned(dep: Deployment) -> Deployment:
+    """The instance with every piece that sank at a cell (``sunk_at``) and has one placement left stated as
+    sunk on those cells: the same deployments (game positions pin most sunk ships)."""
+    if not dep.sunk_at:
+        return dep
+    from harness.counting.placements import placements_of
+
+    index = {c: i for i, c in enumerate(sorted(dep.cells))}
+    cells = sorted(dep.cells)
+    sunk = dict(dep.sunk)
+    for k, piece in enumerate(dep.pieces):
+        if piece.name in dep.sunk_at and piece.count == 1:
+            found = placements_of(dep, k, index)
+            if len(found) == 1:
+                sunk[piece.name] = tuple(cells[i] for i in next(iter(found)))
+    if len(sunk) == len(dep.sunk):
+        return dep
+    return replace(dep, sunk=sunk, sunk_at={k: v for k, v in dep.sunk_at.items() if k not in sunk})
+
+
 def without_sunk(dep: Deployment) -> tuple[Deployment, dict[str, tuple]]:
-    """(the instance without its sunk pieces, {name: cells} of those taken off); the same instance when a sunk
-    piece's cells are not its shape or would leave no piece (nothing to take off then)."""
+    """(the instance without its sunk pieces, {name: cells} of those taken off), sunk pieces first
+    :func:`pinned`; the same instance when a sunk piece's cells are not its shape or would leave no piece
+    (nothing to take off then)."""
+    dep = pinned(dep)
     if not dep.sunk:
         return dep, {}
     grid = dep.grid
@@ -45,4 +67,4 @@ def without_sunk(dep: Deployment) -> tuple[Deployment, dict[str, tuple]]:
     return rest, taken
 
 
-__all__ = ["without_sunk"]
+__all__ = ["pinned", "without_sunk"]

@@ -9,11 +9,11 @@ instance's known count (``meta.expected_count``, or the manifest's), and the pur
 from __future__ import annotations
 
 import time
-import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.core.status import Status, Termination
+from harness.core.failures import failure_of
+from harness.core.status import Status, Termination, ended_early
 from harness.counting.counters import CountAnswer, Unsupported, get_counter
 
 
@@ -78,11 +78,8 @@ def execute_count(dep: Any, counter: str, by: str, time_limit_s: float | None = 
         out.count, out.complete, out.detail = answer.count, answer.complete, dict(answer.detail)
     except Unsupported as exc:
         out.failure = f"unsupported: {exc}"
-    except MemoryError:
-        out.failure = "MemoryError"
     except Exception as exc:  # noqa: BLE001 - a counter's crash is a result
-        out.failure = f"{type(exc).__name__}: {exc}"
-        out.trace = traceback.format_exc()
+        out.failure, out.trace = failure_of(exc)
     return out
 
 
@@ -102,11 +99,10 @@ def classify_count(termination: Termination, count: int | None, complete: bool, 
     """
     if count is not None and expected is not None and (count != expected if complete else count > expected):
         return Status.WRONG
-    if termination is Termination.CRASH:
-        return Status.ERROR
-    if termination is Termination.MEMOUT:
-        return Status.MEMOUT
-    if termination is Termination.TIMEOUT or count is None or not complete:
+    early = ended_early(termination)
+    if early is not None:
+        return early
+    if count is None or not complete:
         return Status.TIMEOUT
     return Status.SAT if count > 0 else Status.UNSAT
 

@@ -56,18 +56,6 @@ def counting_manifest(manifest: dict[str, dict] | None, path: Any) -> dict[str, 
     return out
 
 
-def all_problems(df: pd.DataFrame, manifest: dict[str, dict] | None, manifest_path: Any) -> list[Problem]:
-    """Puzzle runs through :func:`~harness.report.agreement.check_agreement`, counting runs through
-    :func:`check_counts` (with ``deployments/MANIFEST.toml`` beside the manifest): what check and report show."""
-    from harness.report.agreement import check_agreement
-
-    counting = is_counting(df)
-    problems = check_agreement(df[~counting], manifest) if (~counting).any() else []
-    if counting.any():
-        problems += check_counts(df[counting], counting_manifest(manifest, manifest_path))
-    return problems
-
-
 def check_counts(df: pd.DataFrame, manifest: dict[str, dict] | None = None) -> list[Problem]:
     """Every problem among the counting runs of ``df`` (see the module docstring)."""
     problems: list[Problem] = []
@@ -121,4 +109,4 @@ def counts_table(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-__all__ = ["all_problems", "check_counts", "counts_table", "counting_manifest", "exact_count", "is_counting"]
+__all__ = ["check_counts", "counts_table", "counting_manifest", "exact_count", "is_counting"]

@@ -6,8 +6,9 @@ A check *fails* (exit 1) when any of these holds, each reported on its own lines
 * the campaign is incomplete: planned runs are missing, or the store records no plan so
   completeness cannot be told (unless ``allow_incomplete``);
 * some run ended in ``error`` (unless ``allow_errors``), listed by message;
-* the stored results disagree (:func:`harness.report.agreement.check_agreement`: a wrong
-  board, unsat against a verified board, counts that disagree, the manifest contradicted);
+* the stored results disagree (:func:`harness.report.problems.all_problems`: a wrong
+  board, unsat against a verified board, counts that disagree, the manifest contradicted;
+  a game its replay contradicts, ``random`` off its exact mean);
 * a stored verdict contradicts the verifier run again on the instance file
   (:func:`harness.report.reverify.reverify`; runs whose file is gone are counted, not judged);
 * with a baseline: a regression (:func:`harness.report.regression.compare`, on CPU
@@ -26,7 +27,9 @@ from typing import TextIO
 
 from harness.core.failures import group_failures, render_failures
 from harness.report.agreement import find_manifest, load_manifest, render_problems
-from harness.report.counts import all_problems, is_counting
+from harness.report.counts import is_counting
+from harness.report.play import is_play
+from harness.report.problems import all_problems
 from harness.report.completeness import load_campaign
 from harness.report.regression import compare, improvements, matches, render_regressions, wall_fallbacks
 from harness.report.reverify import reverify
@@ -109,7 +112,8 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
         where = f"; expected statuses from {manifest_path}" if manifest_path else ""
         print(f"agreement: {_plural(len(df), 'run')}, {_plural(n_inst, 'instance')}, {_plural(n_pairs, 'pair')}: "
               f"every board verified, all pairs agree{where}"
-              + (f"; {int(counting.sum())} counting runs: exact counts agree" if counting.any() else ""), file=out)
+              + (f"; {int(counting.sum())} counting runs: exact counts agree" if counting.any() else "")
+              + (f"; {int(is_play(df).sum())} games: every replay agrees" if is_play(df).any() else ""), file=out)
 
     # the stored verdicts, judged again
     again = reverify(df, results)

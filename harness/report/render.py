@@ -44,7 +44,9 @@ from harness.report.reverify import reverify
 from harness.report.agreement import find_manifest, load_manifest
 from harness.errors import InputError
 from harness.report.completeness import Completeness, load_campaign
-from harness.report.counts import all_problems, counts_table, is_counting
+from harness.report.counts import counts_table, is_counting
+from harness.report.play import is_play, paired_table, play_headline, play_table, shots_figure
+from harness.report.problems import all_problems
 
 NA = "–"
 """How a missing value (NaN, null) is shown in the HTML and Markdown tables."""
@@ -396,6 +398,12 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
     parts += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _measures(shift_s)]
     parts.append("</dl>")
     parts += ['<h2 id="matrix-section">Every run: instance × pair</h2>', sections["matrix"]]
+    if sections.get("games"):
+        parts += ['<h2 id="games">Games</h2>', sections["games"]]
+        if "play_shots" in figures:
+            parts.append(f'<figure id="fig-play"><img alt="shots per game" '
+                         f'src="data:image/png;base64,{figures["play_shots"]}"><figcaption>Shots to sink the '
+                         "fleet per strategy: histogram and cumulative share of games.</figcaption></figure>")
     parts += ['<h2 id="failures">Failures: errors, memouts and timeouts</h2>', sections["failures"]]
     parts += ['<h2 id="disagreements">Disagreements and wrong boards</h2>', sections["problems"]]
     parts.append('<h2 id="pivots">Formulation × backend</h2>')
@@ -466,6 +474,14 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
         out += ["## Counts", "", "The exact count of each instance where its counters agree (`disagree` where "
                 "they do not), and per counter the wall time of its exact count, or its status.", "",
                 table(counts), ""]
+    games = extra.get("play")
+    if games is not None and not games.empty:
+        out += ["## Games", "", "Shots to sink the fleet per strategy/rule (one run per game; the mean's 95% "
+                "interval is Student's t; games per second from the workers' measured game times).", "",
+                table(games.drop(columns="board").round(3)), "", "Each pair against the best mean, paired "
+                "on the same hidden deployments (positive: more shots than the best):", "",
+                table(extra["paired"].drop(columns="board").round(3)), "",
+                "![shots per game](play_shots.png)" if "play_shots.png" in pngs else "", ""]
     groups: pd.DataFrame = extra["failure_groups"]
     out += ["## Failures: errors, memouts and timeouts", ""]
     out += [table(groups) if not groups.empty else "_No run ended in error, memout or timeout._", "",
@@ -545,6 +561,13 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
                     "completeness": completeness.by_pair}
     if is_counting(df).any():
         extra_tables["counts"] = counts_table(df)
+    play = is_play(df)
+    if play.any():
+        extra_tables["play"] = play_table(df)
+        extra_tables["paired"] = paired_table(df)
+        figures["play_shots"] = shots_figure(df)
+        if play.all():  # shots, not seconds, decide a play campaign
+            headline = play_headline(df)
     order = list(pairs["pair"]) if not pairs.empty else []
     sections = {
         "completeness": _completeness_html(completeness),
@@ -552,6 +575,11 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
         "failures": evidence.failures_html(df, html_table),
         "problems": evidence.problems_html(problems, known),
     }
+    if play.any():
+        sections["games"] = (html_table(extra_tables["play"].drop(columns="board").round(3),
+                                        first_row_class="best")
+                             + '<p class="sub">Against the best mean, paired on the same hidden deployments:</p>'
+                             + html_table(extra_tables["paired"].drop(columns="board").round(3)))
 
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -565,9 +593,9 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
         csvs.append(path.name)
         written[path.name] = path
     pngs, encoded = [], {}
-    for key in plots.FIGURES:
+    for key in (*plots.FIGURES, "play_shots"):
         path = out / f"{key}.png"
-        if key not in figures:
+        if figures.get(key) is None:
             path.unlink(missing_ok=True)  # a stale figure of an earlier report
             continue
         data = plots.png_bytes(figures[key])
@@ -590,7 +618,8 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
                      encoding="utf-8")
     summary = out / "summary.md"
     extra = {"completeness": completeness, "failure_groups": evidence.failure_groups(df), "problems": problems,
-             "counts": extra_tables.get("counts")}
+             "counts": extra_tables.get("counts"), "play": extra_tables.get("play"),
+             "paired": extra_tables.get("paired")}
     summary.write_text(_markdown(title, subtitle, headline, tables, pngs, skipped, ["index.html"] + files,
                                  shift_s, extra), encoding="utf-8")
     return {"index.html": index, "summary.md": summary, **written}

@@ -87,8 +87,54 @@ def load_deployment(path: Path) -> tuple[Any, str, str, str]:
     return _loaded(path, read_deployment)
 
 
+def _run_id(shown: str, digest: str, pair: PairSpec, task: Task, seed: int | None, rep: int,
+            limits: Limits) -> str:
+    key = dumps([shown, digest, pair.label, task.label, seed, rep, limits.time_s, limits.memory_mb])
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def load_board(path: Path) -> tuple[Any, str, str, str]:
+    """(board, name, content hash, error) for the play task: a deployment file without hints."""
+    import numpy as np
+
+    from harness.play.game import unplayable
+    from harness.play.task import sampler_for
+
+    board, name, digest, error = load_deployment(path)
+    why = unplayable(board) if board is not None else None
+    if board is not None and why is None:
+        try:  # a fleet that fits nowhere is a bad board, found here rather than in every game
+            sampler_for(board).draw(np.random.default_rng(0))
+        except ValueError as exc:
+            why = str(exc)
+    if why:
+        return None, name, digest, f"{_display(path)}: {why}"
+    return board, name, digest, error
+
+
+def _expand_play(config: Config) -> list[RunSpec]:
+    """Every game of a play campaign, in order: game, board, pair, seed (so the strategies advance together);
+    the game's number is its run's repetition."""
+    boards = [(path, *load_board(path)) for path in config.instance_paths]
+    seeds = config.seeds if config.seeds is not None else (0,)
+    runs: list[RunSpec] = []
+    for game in range(1, max(p.games or config.games for p in config.pairs) + 1):
+        for path, board, name, digest, error in boards:
+            shown = _display(path)
+            for pair in config.pairs:
+                if game > (pair.games or config.games):
+                    continue
+                for seed in seeds:
+                    run_id = _run_id(shown, digest, pair, config.task, seed, game, config.limits)
+                    runs.append(RunSpec(run_id, config.name, config.hash, shown, name, digest, board, error,
+                                        pair, config.task, seed, game, config.limits))
+    return runs
+
+
 def expand(config: Config) -> list[RunSpec]:
-    """Every run of the campaign, in order: repetition, instance, pair, seed."""
+    """Every run of the campaign, in order: repetition, instance, pair, seed (games: :func:`_expand_play`)."""
+    if config.task.play:
+        return _expand_play(config)
     load = load_deployment if config.task.counting else load_instance
     instances = [(path, *load(path)) for path in config.instance_paths]
     seeds: tuple[int | None, ...] = config.seeds if config.seeds is not None else (None,)
@@ -98,9 +144,7 @@ def expand(config: Config) -> list[RunSpec]:
             shown = _display(path)
             for pair in config.pairs:
                 for seed in seeds:
-                    key = dumps([shown, digest, pair.label, config.task.label, seed, rep,
-                                 config.limits.time_s, config.limits.memory_mb])
-                    run_id = hashlib.sha256(key.encode()).hexdigest()[:20]
+                    run_id = _run_id(shown, digest, pair, config.task, seed, rep, config.limits)
                     runs.append(RunSpec(run_id, config.name, config.hash, shown, name, digest, inst, error,
                                         pair, config.task, seed, rep, config.limits))
     return runs
@@ -117,6 +161,8 @@ def execute_spec(pool: WorkerPool, spec: RunSpec) -> dict[str, Any]:
         return make_record(spec, None, None, started, now_iso(), error=spec.load_error)
     if spec.task.counting:
         return _execute_count(pool, spec, started)
+    if spec.task.play:
+        return _execute_play(pool, spec, started)
     request = RunRequest(spec.instance, spec.pair.backend, spec.pair.formulation, spec.task,
                          spec.options, spec.limits.time_s, spec.limits.memory_mb)
     execution = pool.execute(request)
@@ -136,6 +182,46 @@ def _execute_count(pool: WorkerPool, spec: RunSpec, started: str) -> dict[str, A
     result = judge_count(request, ex.kind, ex.outcome, ex.error, ex.wall_s, ex.cpu_s)
     started = (ended - dt.timedelta(seconds=ex.wall_s)).isoformat(timespec="milliseconds")
     return make_count_record(spec, ex, result, started, ended.isoformat(timespec="milliseconds"))
+
+
+def _execute_play(pool: WorkerPool, spec: RunSpec, started: str) -> dict[str, Any]:
+    from harness.play.task import PlayRequest, judge_play
+
+    request = PlayRequest(spec.instance, spec.pair.backend, spec.pair.options, spec.pair.formulation,
+                          spec.seed if spec.seed is not None else 0, spec.repetition - 1, spec.limits.time_s,
+                          spec.limits.memory_mb)
+    ex = pool.execute_play(request)
+    ended = dt.datetime.now(dt.timezone.utc)
+    result = judge_play(request, ex.kind, ex.outcome, ex.error)
+    started = (ended - dt.timedelta(seconds=ex.wall_s)).isoformat(timespec="milliseconds")
+    return make_play_record(spec, ex, result, started, ended.isoformat(timespec="milliseconds"))
+
+
+def make_play_record(spec: RunSpec, execution: Execution, result: Any, started: str, ended: str) -> dict[str, Any]:
+    """The run record of one game: ``count`` holds its shots when it ended (``complete``), ``repetition`` its
+    number; ``detail`` the game, rule, hidden deployment's id, shots, hits and the shot sequence."""
+    rec = empty_record()
+    board = spec.instance
+    limit = spec.limits.time_s
+    rec.update(
+        run_id=spec.run_id, campaign=spec.campaign, config_hash=spec.config_hash,
+        instance=spec.instance_name, instance_path=spec.instance_path, instance_hash=spec.instance_hash,
+        rows=board.rows if board.grid.kind == "square" else None,
+        cols=board.cols if board.grid.kind == "square" else None,
+        pair=spec.pair.label, backend=spec.pair.backend, formulation=spec.pair.formulation,
+        options=dumps(spec.pair.option_dict), task=spec.task.label, seed=spec.seed, repetition=spec.repetition,
+        time_limit_s=limit, memory_limit_mb=spec.limits.memory_mb, host=HOST, started_at=started, ended_at=ended,
+        status=str(result.status), answer="sat" if result.finished else ("none" if execution.outcome is None
+                                                                           else "unknown"),
+        exhausted=0, termination=str(result.termination), verdict=result.verdict,
+        count=result.shots, complete=int(result.finished), build_s=None, solve_s=result.play_s,
+        wall_s=execution.wall_s, cpu_s=execution.cpu_s, solver_reported_s=None,
+        overshoot_s=max(execution.wall_s - limit, 0.0) if limit is not None else 0.0,
+        peak_rss_mb=execution.peak_rss_mb, solver_version=None, versions=dumps(result.versions),
+        worker_pid=execution.pid, boards=dumps([]), verdicts=dumps([]), error=result.error or "",
+        detail=dumps(result.detail),
+    )
+    return rec
 
 
 INT64_MAX = 2 ** 63 - 1
@@ -246,4 +332,5 @@ def make_record(spec: RunSpec, execution: Execution | None, result: SolveResult 
 _LIBRARY = {"cpsat": "ortools", "mip": "highs", "sat": "python-sat", "fake": "fake"}
 
 
-__all__ = ["RunSpec", "expand", "execute_spec", "load_deployment", "make_count_record", "make_record", "load_instance", "now_iso"]
+__all__ = ["RunSpec", "expand", "execute_spec", "load_board", "load_deployment", "make_count_record",
+           "make_play_record", "make_record", "load_instance", "now_iso"]

@@ -39,13 +39,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from harness.backends.registry import check_pair
-from harness.core.status import COUNTING, Task
+from harness.core.status import COUNTING, PLAY, Task
 from harness.errors import InputError
 from harness.puzzle.formats import EXTENSIONS
 
 DEFAULTS = {"time_s": 60.0, "memory_mb": 4096, "grace_s": 5.0}
 _TOP_KEYS = ("name", "instances", "pairs", "task", "limits", "repetitions", "seeds", "jobs",
-             "executor", "scheduler", "output", "workers")
+             "executor", "scheduler", "output", "workers", "games")
+DEFAULT_GAMES = 100
 _PAIR_KEYS = ("backend", "formulation", "options")
 _LIMIT_KEYS = ("time_s", "memory_mb", "grace_s")
 _MANIFEST = "MANIFEST.toml"
@@ -73,6 +74,7 @@ class PairSpec:
     backend: str
     formulation: str
     options: tuple[tuple[str, Any], ...] = ()  # as configured (not the defaults), sorted
+    games: int | None = None  # the play task: this pair's games per seed (None: the config's games)
 
     @property
     def label(self) -> str:
@@ -109,6 +111,7 @@ class Config:
     workers: str = "warm"
     text: str = field(default="", repr=False)
     patterns: tuple[str, ...] = ()
+    games: int = 0  # the play task: games per seed (each a run) of the pairs that do not set their own
 
     @property
     def hash(self) -> str:
@@ -116,11 +119,13 @@ class Config:
         payload = {
             "name": self.name,
             "instances": list(self.patterns),
-            "pairs": [[p.backend, p.formulation, [list(o) for o in p.options]] for p in self.pairs],
+            "pairs": [[p.backend, p.formulation, [list(o) for o in p.options], *([p.games] if p.games else [])]
+                      for p in self.pairs],
             "task": self.task.label,
             "limits": [self.limits.time_s, self.limits.memory_mb, self.limits.grace_s],
             "repetitions": self.repetitions,
             "seeds": list(self.seeds) if self.seeds is not None else None,
+            **({"games": self.games} if self.games else {}),
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -153,9 +158,19 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
             raise ConfigError(path, f"instances[{i}]", "must be a non-empty string")
     instance_paths = resolve_instances(patterns, base, path, require=require_instances)
     task = _task(data.get("task", "solve"), path)
-    pairs = _count_pairs(data, path, task) if task.counting else _pairs(data, path)
+    if task.play:
+        pairs = _play_pairs(data, path)
+    else:
+        pairs = _count_pairs(data, path, task) if task.counting else _pairs(data, path)
     limits = _limits(data.get("limits", {}), path)
     repetitions = _positive_int(data, "repetitions", 1, path)
+    games = 0
+    if task.play:
+        games = _positive_int(data, "games", DEFAULT_GAMES, path)
+        if repetitions != 1:
+            raise ConfigError(path, "repetitions", "the play task repeats by games (and seeds), not repetitions")
+    elif "games" in data:
+        raise ConfigError(path, "games", "only the play task takes games")
     seeds = None
     if "seeds" in data:
         seeds_raw = _get(data, "seeds", list, path)
@@ -180,7 +195,7 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
     return Config(
         name=name, path=path, instance_paths=tuple(instance_paths), pairs=tuple(pairs), task=task,
         limits=limits, repetitions=repetitions, seeds=seeds, jobs=jobs, executor=executor,
-        scheduler=scheduler, output=output, workers=workers, text=text, patterns=tuple(patterns),
+        scheduler=scheduler, output=output, workers=workers, text=text, patterns=tuple(patterns), games=games,
     )
 
 
@@ -287,6 +302,38 @@ def _count_pairs(data: dict[str, Any], path: Path, task: Task) -> list[PairSpec]
     return pairs
 
 
+def _play_pairs(data: dict[str, Any], path: Path) -> list[PairSpec]:
+    """Pairs of the play task: a strategy each (``backend``) with its options, under an announcement rule
+    (``formulation``: ship, sunk or none; default ship)."""
+    from harness.play.game import RULES
+    from harness.play.strategies import get_strategy
+
+    pairs: list[PairSpec] = []
+    for where, entry in _pair_tables(data, path, (*_PAIR_KEYS, "games")):
+        backend = _get(entry, "backend", str, path, required=True, where=f"{where}.backend")
+        games = _get(entry, "games", int, path, where=f"{where}.games")
+        if games is not None and games < 1:
+            raise ConfigError(path, f"{where}.games", "must be >= 1")
+        try:
+            cls = get_strategy(backend)
+        except InputError as exc:
+            raise ConfigError(path, f"{where}.backend", str(exc)) from None
+        rule = _get(entry, "formulation", str, path, where=f"{where}.formulation") or "ship"
+        if rule not in RULES:
+            raise ConfigError(path, f"{where}.formulation", f"the play task's formulation is the announcement "
+                              f"rule: one of {', '.join(RULES)}, not {rule!r}")
+        options = _get(entry, "options", dict, path, where=f"{where}.options") or {}
+        try:
+            cls(**options)
+        except InputError as exc:
+            raise ConfigError(path, f"{where}.options", str(exc)) from None
+        if rule not in cls.rules:
+            raise ConfigError(path, f"{where}.formulation", f"the {backend} strategy plays under the "
+                              f"{' or '.join(cls.rules)} rule, not {rule!r}")
+        _add_pair(pairs, PairSpec(backend, rule, tuple(sorted(options.items())), games), path, where)
+    return pairs
+
+
 def _option_types(cls: Any, options: dict[str, Any], path: Path, where: str) -> None:
     """A TOML value must fit the option's declared type (strings are converted as on the command line)."""
     declared = cls.declared_options()
@@ -310,11 +357,11 @@ def _task(raw: Any, path: Path) -> Task:
     if isinstance(raw, str):
         if raw == "solve":
             return Task()
-        if raw in COUNTING:
+        if raw in (*COUNTING, PLAY):
             return Task(raw, 0)
         if raw.startswith("count-") and raw[6:].isascii() and raw[6:].isdigit():
             return Task.count(int(raw[6:]))
-        raise ConfigError(path, "task", f"must be 'solve', 'count-K', 'deployments', 'boards' or "
+        raise ConfigError(path, "task", f"must be 'solve', 'count-K', 'deployments', 'boards', 'play' or "
                           f"{{ kind = \"count\", k = K }}, not {raw!r}")
     if not isinstance(raw, dict):
         raise ConfigError(path, "task", f"must be a string or a table, not {_toml_type(raw)}")
@@ -324,12 +371,13 @@ def _task(raw: Any, path: Path) -> Task:
         if "k" in raw:
             raise ConfigError(path, "task.k", "only the count task takes k")
         return Task()
-    if kind in COUNTING:
+    if kind in (*COUNTING, PLAY):
         if "k" in raw:
             raise ConfigError(path, "task.k", "only the count task takes k")
         return Task(kind, 0)
     if kind != "count":
-        raise ConfigError(path, "task.kind", f"must be 'solve', 'count', 'deployments' or 'boards', not {kind!r}")
+        raise ConfigError(path, "task.kind", f"must be 'solve', 'count', 'deployments', 'boards' or 'play', "
+                          f"not {kind!r}")
     k = _get(raw, "k", int, path, required=True, where="task.k")
     if k < 0:
         raise ConfigError(path, "task.k", "must be >= 0 (0 counts all boards)")

@@ -277,6 +277,10 @@ class WorkerPool:
         """One counting run (:class:`harness.counting.task.CountRequest`) in the counter's own worker."""
         return self._execute(f"count:{request.backend}", "count", request)
 
+    def execute_play(self, request: Any) -> Execution:
+        """One game (:class:`harness.play.task.PlayRequest`) in the strategy's own worker."""
+        return self._execute(f"play:{request.strategy}", "play", request)
+
     def _execute(self, key: str, kind: str, request: Any) -> Execution:
         worker = self._worker(key)
         ex = worker.call(kind, (request,), request.time_limit_s, self.grace_s, request.memory_mb)

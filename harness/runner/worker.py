@@ -164,7 +164,17 @@ def _count(request: Any) -> Any:
                                                     request.time_limit_s))
 
 
+def _play(request: Any) -> Any:
+    from harness.play.task import execute_play
+
+    return _measured(request, lambda: execute_play(request))
+
+
 def _warm(backend: str) -> dict[str, str]:
+    if backend.startswith("play:"):
+        from harness.play.task import versions_of as play_versions
+
+        return play_versions(backend[len("play:"):])
     if backend.startswith("count:"):
         from harness.counting.task import versions_of
 
@@ -180,7 +190,7 @@ def _build(*args: Any) -> Any:
     return build_in_process(*args)
 
 
-HANDLERS = {"run": _run, "count": _count, "warm": _warm, "build": _build, "pid": lambda: os.getpid()}
+HANDLERS = {"run": _run, "count": _count, "play": _play, "warm": _warm, "build": _build, "pid": lambda: os.getpid()}
 
 
 def main() -> None:

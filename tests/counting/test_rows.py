@@ -120,3 +120,21 @@ def test_marginals_by_rows_and_by_frontier_are_the_same_integers():
     assert fast.occupied == slow.occupied and fast.by_piece == slow.by_piece
     with pytest.raises(ValueError, match="not a square board"):
         marginals(Deployment(HEX, frozenset({(0, 0, 0), (1, -1, 0)}), (Piece("a", HEX.straight(2)),)), "rows")
+
+
+def test_a_sunk_ship_with_one_placement_left_is_pinned_and_taken_off():
+    from harness.counting.brute import brute_count
+    from harness.counting.reduce import pinned, without_sunk
+
+    base = Deployment(SQUARE, frozenset((r, c) for r in range(5) for c in range(5)),
+                      (Piece("A", SQUARE.straight(3)), Piece("B", SQUARE.straight(2))))
+    dep = Deployment(SQUARE, base.cells, base.pieces, hits=frozenset({(0, 0), (0, 1)}), misses=frozenset({(1, 0)}),
+                     sunk_at={"B": (0, 1)}, announce_sinks=True)  # B lies on (0,0)-(0,1): nowhere else
+    pin = pinned(dep)
+    assert pin.sunk == {"B": ((0, 0), (0, 1))} and not pin.sunk_at
+    rest, taken = without_sunk(dep)
+    assert set(taken) == {"B"} and [p.name for p in rest.pieces] == ["A"]
+    assert get_counter("dp")().count(dep).count == brute_count(dep) == brute_count(pin) > 0
+    open_ended = Deployment(SQUARE, base.cells, base.pieces, hits=frozenset({(2, 1), (2, 2), (2, 3)}),
+                            sunk_at={"B": (2, 2)}, announce_sinks=True)  # two placements: left alone
+    assert pinned(open_ended) is open_ended

@@ -59,3 +59,19 @@ def test_a_localcluster_campaign_equals_the_local_one(tmp_path):
     with ResultsStore(tmp_path / "dask", create=False) as store:
         pids = {r["worker_pid"] for r in store.records() if r["backend"] == "sat"}
         assert all(pids) and len(pids) <= 2  # warm workers, one per Dask worker thread
+
+
+def test_a_play_campaign_on_a_localcluster_plays_the_same_games(tmp_path):
+    cfg = tmp_path / "play.toml"
+    cfg.write_text(f'name = "play-dask"\ninstances = ["{REPO}/instances/deployments/tiny/t5x5_3_2x2.toml"]\n'
+                   'task = "play"\ngames = 6\nseeds = [2]\n[limits]\ntime_s = 30\n'
+                   '[[pairs]]\nbackend = "random"\n[[pairs]]\nbackend = "posterior"\n')
+    base = load_config(cfg)
+    run_campaign(replace(base, output=tmp_path / "local", jobs=2), stream=io.StringIO(), live=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        dask = replace(base, output=tmp_path / "dask", executor="dask", scheduler=cluster.scheduler_address, jobs=2)
+        outcome = run_campaign(dask, stream=io.StringIO(), live=False, interval_s=0.5)
+    assert outcome.executed == outcome.total == 12
+    a, b = _outcomes(tmp_path / "local"), _outcomes(tmp_path / "dask")
+    assert a == b and {s for s, *_ in a.values()} == {"sat"}  # the same shots, game by game

@@ -15,11 +15,10 @@ deployments (or distinct boards) it has, as an exact Python integer.  The contra
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import UsageError
+from harness.core.plugins import load_plugin
 
 BY = ("deployments", "boards")
 
@@ -76,11 +75,7 @@ DEFAULT_COUNTER = "dp"
 
 def get_counter(name: str) -> type[Counter]:
     """The counter class called ``name`` (UsageError if unknown)."""
-    target = COUNTERS.get(name)
-    if target is None:
-        raise UsageError(f"unknown counter {name!r} (choose from {', '.join(COUNTERS)})")
-    module, cls = target.split(":")
-    return getattr(importlib.import_module(module), cls)
+    return load_plugin(COUNTERS, name, "counter")
 
 
 __all__ = ["BY", "COUNTERS", "CountAnswer", "Counter", "DEFAULT_COUNTER", "Unsupported", "get_counter"]

@@ -1,0 +1,110 @@
+"""The play task in a campaign: games stored as runs, reported, and guarded by ``check``."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from clirun import ROOT, run
+
+SMALL = ROOT / "instances" / "deployments" / "tiny" / "t5x5_3_2x2.toml"
+
+
+def _config(tmp_path, pairs, games=12, extra="", board=SMALL):
+    cfg = tmp_path / "play.toml"
+    cfg.write_text(f'name = "p"\ninstances = ["{board}"]\ntask = "play"\ngames = {games}\nseeds = [3]\n{extra}'
+                   f'pairs = [{", ".join(pairs)}]\nlimits = {{ time_s = 60 }}\noutput = "{tmp_path / "out"}"\n')
+    return cfg
+
+
+def test_a_play_campaign_stores_each_game_and_reports_shots(capsys, tmp_path):
+    cfg = _config(tmp_path, ['{ backend = "random" }', '{ backend = "density" }',
+                             '{ backend = "thompson", options = { block = 500 } }'])
+    code, _, err = run(capsys, "run", cfg)
+    assert code == 0, err
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        rows = db.execute("select pair, repetition, count, status, verdict, detail from runs").fetchall()
+    assert len(rows) == 36 and {r[3] for r in rows} == {"sat"} and {r[4] for r in rows} == {"ok"}
+    assert {r[0] for r in rows} == {"random/ship", "density/ship", "thompson[block=500]/ship"}
+    by_game: dict = {}
+    for pair, game, shots, _, _, detail in rows:
+        d = json.loads(detail)
+        assert 7 <= shots <= 25 and d["shots"] == shots and len(d["sequence"].split(";")) == shots
+        by_game.setdefault(game, set()).add(d["deployment"])
+    assert all(len(ids) == 1 for ids in by_game.values())  # every strategy met the same fleet in game g
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 0, out
+    code, _, err = run(capsys, "report", tmp_path / "out")
+    summary = (tmp_path / "out" / "report" / "summary.md").read_text()
+    assert code == 0, err
+    assert "## Games" in summary and "density/ship" in summary and "paired" in summary
+    headline = next(line for line in summary.splitlines() if line.startswith("**Headline.**"))
+    assert "plays best" in headline and "on the same deployments" in headline and "random/ship +" in headline
+    assert (tmp_path / "out" / "report" / "play_shots.png").is_file()
+
+
+def test_check_fails_when_random_misses_its_exact_mean(capsys, tmp_path):
+    cfg = _config(tmp_path, ['{ backend = "random" }'], games=30)
+    assert run(capsys, "run", cfg)[0] == 0
+    assert run(capsys, "check", tmp_path / "out")[0] == 0
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:  # a random strategy that is too lucky
+        db.execute("update runs set count = 8")
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 1 and "random-mean" in out and "misses the exact" in out, out
+
+
+def test_check_fails_on_a_game_its_replay_contradicts_or_that_did_not_finish(capsys, tmp_path):
+    cfg = _config(tmp_path, ['{ backend = "density" }'], games=3)
+    assert run(capsys, "run", cfg)[0] == 0
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        db.execute("update runs set status = 'wrong', verdict = 'shot 3: [0, 1] announced as hit' "
+                   "where repetition = 2")
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 1 and "game-wrong" in out and "announced as hit" in out, out
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        db.execute("update runs set status = 'timeout', verdict = 'ok', count = null, error = 'time limit' "
+                   "where repetition = 2")
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 1 and "game-unfinished" in out and "game 1 of seed 3: timeout" in out, out
+
+
+@pytest.mark.parametrize("pairs, extra, message", [
+    (['{ backend = "nope" }'], "", "unknown strategy 'nope'"),
+    (['{ backend = "random", formulation = "loud" }'], "", "announcement rule"),
+    (['{ backend = "posterior", formulation = "sunk" }'], "", "ship or none rule"),
+    (['{ backend = "thompson", options = { blok = 3 } }'], "", "has no option 'blok'"),
+    (['{ backend = "random" }'], "repetitions = 2\n", "repeats by games"),
+])
+def test_an_invalid_play_config_fails_before_any_game(capsys, tmp_path, pairs, extra, message):
+    code, _, err = run(capsys, "run", _config(tmp_path, pairs, extra=extra))
+    assert code == 2 and message in err, err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "results.sqlite").exists()
+
+
+def test_a_board_with_hints_gives_error_games_not_a_crash(capsys, tmp_path):
+    hinted = ROOT / "instances" / "deployments" / "tiny" / "t6x6_position.toml"
+    code, _, _ = run(capsys, "run", _config(tmp_path, ['{ backend = "random" }'], games=2, board=hinted))
+    assert code == 3  # some run ended in error
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 1 and "has no hints or clues" in out
+
+
+def test_two_boards_of_one_name_are_reported_apart(capsys, tmp_path):
+    """Games are grouped by board file and content, not by name: two files named alike stay apart."""
+    from harness.report.completeness import load_campaign
+    from harness.report.play import paired_table, play_table
+
+    other = tmp_path / "other.toml"
+    other.write_text(SMALL.read_text().replace("rows = 5", "rows = 6"))
+    cfg = _config(tmp_path, ['{ backend = "random" }', '{ backend = "density" }'], games=8)
+    cfg.write_text(cfg.read_text().replace(f'instances = ["{SMALL}"]', f'instances = ["{SMALL}", "{other}"]'))
+    assert run(capsys, "run", cfg)[0] == 0
+    df = load_campaign(tmp_path / "out").runs
+    table = play_table(df)
+    assert len(table) == 4 and table["instance"].nunique() == 1 and table["board"].nunique() == 2
+    assert set(table["games"]) == {8}
+    paired = paired_table(df)
+    assert set(paired["paired_games"]) == {8}
