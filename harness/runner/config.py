@@ -5,7 +5,7 @@ A config names the instances, the pairs, the task, the limits and how to execute
     name = "smoke"                        # required
     instances = ["../instances/smoke",    # files, directories, globs (relative to this
                  "@seeds"]                # file) or @suite from the instances manifest
-    task = { kind = "count", k = 2 }      # or task = "solve"
+    task = { kind = "count", k = 2 }      # or "solve", "deployments", "boards", "play"
     repetitions = 1                       # runs of each (instance, pair, seed)
     seeds = [0, 1]                        # optional: each pair runs once per seed
     jobs = 1                              # runs executed in parallel
@@ -22,6 +22,10 @@ A config names the instances, the pairs, the task, the limits and how to execute
     backend = "sat"
     formulation = "placement"
     options = { solver = "cadical195", encoding = "totalizer" }
+
+The counting task (``deployments``, ``boards``) takes counters as pairs; the play task
+takes strategies, the announcement rule as the formulation, ``games`` per seed (a pair
+may set its own ``games``) and no ``repetitions``.
 
 Every problem is a :class:`ConfigError` whose text is ``FILE: KEY: PROBLEM``.
 """

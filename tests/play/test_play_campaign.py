@@ -108,3 +108,25 @@ def test_two_boards_of_one_name_are_reported_apart(capsys, tmp_path):
     assert set(table["games"]) == {8}
     paired = paired_table(df)
     assert set(paired["paired_games"]) == {8}
+
+
+def test_games_belong_to_the_play_task_only(capsys, tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'name = "c"\ninstances = ["{SMALL}"]\ntask = "deployments"\ngames = 3\n'
+                   f'pairs = [{{ backend = "dp" }}]\noutput = "{tmp_path / "out"}"\n')
+    code, _, err = run(capsys, "run", cfg)
+    assert code == 2 and "games: only the play task takes games" in err
+    cfg = _config(tmp_path, ['{ backend = "random", games = 0 }'])
+    code, _, err = run(capsys, "run", cfg)
+    assert code == 2 and "pairs[0].games: must be >= 1" in err
+
+
+def test_a_pair_may_play_fewer_games_and_games_advance_together(tmp_path):
+    from harness.runner.campaign import expand
+    from harness.runner.config import load_config
+
+    cfg = _config(tmp_path, ['{ backend = "random" }', '{ backend = "posterior", games = 2 }'], games=4)
+    runs = expand(load_config(cfg))
+    assert [(r.pair.backend, r.repetition) for r in runs] == [
+        ("random", 1), ("posterior", 1), ("random", 2), ("posterior", 2), ("random", 3), ("random", 4)]
+    assert len({r.run_id for r in runs}) == 6
