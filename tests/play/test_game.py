@@ -112,9 +112,10 @@ def test_every_strategy_gets_the_same_deployment_for_a_game():
     assert len({tuple(sorted(game_deployment(sampler, 3, g).items())) for g in range(20)}) > 5
 
 
+@pytest.mark.parametrize("touching", [True, False])
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
-def test_every_strategy_sinks_every_fleet(name):
-    dep = board(5, 5, (("A", 3), ("B", 2), ("C", 2)))
+def test_every_strategy_sinks_every_fleet(name, touching):
+    dep = board(5, 5, (("A", 3), ("B", 2), ("C", 2)), touching=touching)
     sampler = Sampler.of(dep)
     cls = get_strategy(name)
     for g in range(4):
@@ -210,3 +211,21 @@ def test_a_strategy_draws_apart_from_the_fleet_it_hunts():
         rec = play_game(get_strategy("random")(), dep, game_deployment(sampler, 0, g), "ship", (0, g), max_shots=1)
         hits += rec.sequence[0][1]
     assert abs(hits / n - 0.17) < 3 * (0.17 * 0.83 / n) ** 0.5
+
+
+def test_hidden_deployments_are_uniform_where_ships_may_not_touch():
+    from harness.counting.brute import _deployments
+    from harness.counting.placements import layout
+
+    dep = board(4, 4, (("A", 3), ("B", 2)), touching=False)
+    lay = layout(dep)
+    support = [frozenset((lay.types[t].name, tuple(lay.cells[i] for i in p)) for t, p in chosen)
+               for chosen, _ in _deployments(dep, lay)]
+    sampler = Sampler.of(dep)
+    n = 100 * len(support)
+    freq: dict = {}
+    for g in range(n):
+        d = frozenset(game_deployment(sampler, 5, g).items())
+        freq[d] = freq.get(d, 0) + 1
+    assert set(freq) == set(support)  # never two ships touching, every deployment drawn
+    assert _chi_square_p(freq, support, n) > 0.001
