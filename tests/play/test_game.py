@@ -229,3 +229,15 @@ def test_hidden_deployments_are_uniform_where_ships_may_not_touch():
         freq[d] = freq.get(d, 0) + 1
     assert set(freq) == set(support)  # never two ships touching, every deployment drawn
     assert _chi_square_p(freq, support, n) > 0.001
+
+
+def test_density_leaves_the_water_around_a_sunk_ship_alone_where_ships_may_not_touch():
+    dep = board(5, 5, (("A", 3), ("B", 2)), touching=False)
+    game = Game(dep, {"A": ((4, 2), (4, 3), (4, 4)), "B": ((0, 0), (0, 1))}, "ship")
+    game.shoot((0, 0))
+    game.shoot((0, 1))  # B sinks: its only placement through (0, 1) within the hits
+    density = get_strategy("density")()
+    density.start(dep, "ship", np.random.default_rng(0))
+    score = dict(zip(density.cells, density.scores(game.position)))
+    assert all(score[c] <= 0 for c in ((0, 2), (1, 0), (1, 1), (1, 2)))
+    assert density.shot(game.position) not in {(0, 2), (1, 0), (1, 1), (1, 2)}

@@ -3,7 +3,8 @@
 Each ship afloat is counted on its own (ships are not checked against each other: that
 is what ``posterior`` adds).  A placement fits when it avoids every miss and every cell
 of a sunk ship whose cells are known (under the ``ship`` rule, a sunk ship whose only
-placement through its sinking cell within the hits).  While some hit is not explained
+placement through its sinking cell within the hits), and, where ships may not touch,
+every cell around such a ship.  While some hit is not explained
 by a sunk ship (*target* mode), only placements through such hits count, each weighted
 by how many of them it covers; otherwise (*hunt*) every fitting placement counts 1.
 Ties are broken at random.
@@ -53,6 +54,9 @@ class DensityStrategy(Strategy):
             afloat.append((copies, m))
         open_hits = hits & (1 - resolved)
         blocked = blocked | resolved
+        if not self.board.touching and resolved.any():  # no ship lies next to a sunk one
+            around = {n for i in np.flatnonzero(resolved) for n in self.board.grid.around(self.cells[i])}
+            blocked = blocked | self._vector(n for n in around if n in self.index)
         score = np.zeros(len(self.cells), np.float64)
         target = open_hits.any()
         for copies, m in afloat:
