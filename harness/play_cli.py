@@ -16,6 +16,7 @@ import sys
 import time
 from typing import Any
 
+from harness.core.stats import mean_ci95
 from harness.errors import UsageError
 
 DEFAULT_BOARD = "instances/deployments/standard_10x10.toml"
@@ -41,12 +42,8 @@ def parse_options(items: list[str] | None, strategies: list[str]) -> dict[str, d
 def summarise(name: str, shots: list[int], wall: float, cpu: float, errors: int) -> dict[str, Any]:
     """The summary of one strategy's games (see the module docstring)."""
     n = len(shots)
-    mean = statistics.fmean(shots) if shots else None
-    half = None
-    if n >= 2:
-        from scipy import stats
-
-        half = float(stats.t.ppf(0.975, n - 1)) * statistics.stdev(shots) / math.sqrt(n)
+    mean, half = mean_ci95(shots) if shots else (None, math.nan)
+    half = None if math.isnan(half) else half
     ordered = sorted(shots)
 
     def pct(q: float):  # linear between ranks, as the report (pandas) computes it

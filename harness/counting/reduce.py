@@ -21,8 +21,8 @@ def pinned(dep: Deployment) -> Deployment:
         return dep
     from harness.counting.placements import placements_of
 
-    index = {c: i for i, c in enumerate(sorted(dep.cells))}
     cells = sorted(dep.cells)
+    index = {c: i for i, c in enumerate(cells)}
     sunk = dict(dep.sunk)
     for k, piece in enumerate(dep.pieces):
         if piece.name in dep.sunk_at and piece.count == 1:

@@ -29,6 +29,11 @@ MAX_PIECES = 10
 """Pieces (copies included) the programme takes: the row pieces' subsets are its vector."""
 
 
+def _long(t) -> bool:
+    """Can the piece lie across (longer than one cell)?  A single cell only ever lies along."""
+    return any(len(p) > 1 for p in t.placements)
+
+
 def unsupported(dep: Deployment, lay: Layout) -> str | None:
     """Why the row programme cannot count this layout, or None when it can."""
     if dep.grid.kind != "square":
@@ -47,7 +52,7 @@ def unsupported(dep: Deployment, lay: Layout) -> str | None:
             cols = {lay.cells[i][1] for i in p}
             if len(rows) > 1 and len(cols) > 1:
                 return f"piece {t.name} is not straight"
-        if any(len(p) > 1 for p in t.placements):
+        if _long(t):
             long += t.count
     if long > 7:
         return "more than 7 pieces longer than one cell"
@@ -85,7 +90,7 @@ class _View:
 
 def _splits(lay: Layout):
     """(copies of each type lying across, weight): one split per number of copies across."""
-    choices = [range(t.count + 1) if any(len(p) > 1 for p in t.placements) else range(1) for t in lay.types]
+    choices = [range(t.count + 1) if _long(t) else range(1) for t in lay.types]
     for across in product(*choices):
         yield across, math.prod(math.comb(t.count, a) for t, a in zip(lay.types, across))
 
@@ -94,7 +99,7 @@ def _run_split(lay: Layout, views: tuple, across: tuple, weight: int, mods: np.n
     """One split: its count (residues, labelled, times ``weight``); per-placement counts added into ``acc``."""
     from harness.counting import _rows_nb as nb
 
-    long = [any(len(p) > 1 for p in t.placements) for t in lay.types]
+    long = [_long(t) for t in lay.types]
     n_across = sum(across)
     n_long_along = sum(t.count - a for t, a, lg in zip(lay.types, across, long) if lg)
     turned = n_across > n_long_along  # then the view is turned: what lay along lies across

@@ -69,10 +69,6 @@ class Position:
             if outcome.sunk != "?":
                 self.sunk_at[outcome.sunk] = cell
 
-    def afloat(self) -> list:
-        """The pieces not known to be sunk (by name, copies kept), rule ``ship``."""
-        return [p for p in self.board.pieces if p.name not in self.sunk_at]
-
     def deployment(self) -> Deployment:
         """The position as a deployment with hints, for the counters (rules ``ship`` and ``none``)."""
         if self.rule == "sunk":

@@ -69,7 +69,8 @@ def deployment_id(hidden: dict) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def versions_of(strategy: str) -> dict[str, str]:
+def versions_of() -> dict[str, str]:
+    """What identifies a strategy's code: battlebench's version (strategies are part of it)."""
     from harness import __version__
 
     return {"battlebench": __version__}
@@ -81,7 +82,7 @@ def execute_play(request: PlayRequest) -> PlayOutcome:
     from harness.play.sample import game_deployment
     from harness.play.strategies import get_strategy
 
-    out = PlayOutcome(versions=versions_of(request.strategy))
+    out = PlayOutcome(versions=versions_of())
     try:
         hidden = game_deployment(sampler_for(request.board), request.seed, request.game)
         out.deployment = deployment_id(hidden)

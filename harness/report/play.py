@@ -30,17 +30,12 @@ from typing import Any
 
 import pandas as pd
 
+from harness.core.stats import mean_ci95
 from harness.report.agreement import Problem
 
 
 def is_play(df: pd.DataFrame) -> pd.Series:
     return df["task"] == "play"
-
-
-def _t95(n: int) -> float:
-    from scipy import stats
-
-    return float(stats.t.ppf(0.975, n - 1)) if n >= 2 else math.nan
 
 
 def _games(df: pd.DataFrame) -> pd.DataFrame:
@@ -55,15 +50,17 @@ def _games(df: pd.DataFrame) -> pd.DataFrame:
 
 def play_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per instance and pair: the shots summary (see the module docstring); empty without play runs."""
-    rows = _games(df)
+    return _table(_games(df))
+
+
+def _table(rows: pd.DataFrame) -> pd.DataFrame:
     if rows.empty:
         return pd.DataFrame()
     out = []
     for (key, pair), g in rows.groupby(["board", "pair"], sort=False):
         shots = g.loc[g["ended"], "shots"].astype(float)
         n = len(shots)
-        mean = shots.mean() if n else math.nan
-        half = _t95(n) * shots.std(ddof=1) / math.sqrt(n) if n >= 2 else math.nan
+        mean, half = mean_ci95(shots.tolist())
         wall = g["solve_s"].fillna(g["wall_s"]).sum()
         cpu = g["cpu_s"].sum() if g["cpu_s"].notna().all() else math.nan
         out.append({"board": key, "instance": g["instance"].iloc[0], "pair": pair, "games": len(g),
@@ -82,8 +79,8 @@ def paired_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per instance, every pair against the best mean: the mean per-game difference in shots on the games both
     ended, with its 95 % interval (positive: more shots than the best)."""
     rows = _games(df)
-    table = play_table(df)
-    if rows.empty or table.empty:
+    table = _table(rows)
+    if table.empty:
         return pd.DataFrame()
     out = []
     for key, t in table.groupby("board", sort=False):
@@ -96,12 +93,9 @@ def paired_table(df: pd.DataFrame) -> pd.DataFrame:
             other = games[games["pair"] == pair].set_index(same_game)["shots"]
             both = base.index.intersection(other.index)
             diff = (other.loc[both] - base.loc[both]).astype(float)
-            n = len(diff)
-            half = _t95(n) * diff.std(ddof=1) / math.sqrt(n) if n >= 2 else math.nan
-            out.append({"board": key, "instance": inst, "pair": pair, "against": best, "paired_games": n,
-                        "mean_diff": diff.mean() if n else math.nan,
-                        "ci95_low": diff.mean() - half if n else math.nan,
-                        "ci95_high": diff.mean() + half if n else math.nan,
+            mean, half = mean_ci95(diff.tolist())
+            out.append({"board": key, "instance": inst, "pair": pair, "against": best, "paired_games": len(diff),
+                        "mean_diff": mean, "ci95_low": mean - half, "ci95_high": mean + half,
                         "better_games": int((diff < 0).sum()), "worse_games": int((diff > 0).sum())})
     return pd.DataFrame(out)
 
@@ -128,8 +122,7 @@ def check_play(df: pd.DataFrame) -> list[Problem]:
         problems.append(Problem(kind, str(r["instance"]), (str(r["pair"]),),
                                 f"{r['pair']} game {int(r['repetition']) - 1} of seed {r['seed']}: {r['status']}"
                                 + (f": {why.splitlines()[0]}" if why else ""), []))
-    table = play_table(df)
-    for t in table.to_dict("records"):
+    for t in _table(rows).to_dict("records"):
         games = rows[(rows["board"] == t["board"]) & (rows["pair"] == t["pair"])]
         if games["backend"].iloc[0] != "random" or t["ended"] < 2:
             continue  # (fewer than two ended games: no interval to judge)
@@ -145,9 +138,9 @@ def check_play(df: pd.DataFrame) -> list[Problem]:
     return problems
 
 
-def play_headline(df: pd.DataFrame) -> str:
-    """One sentence per board: the best mean, and every other pair's paired difference from it."""
-    table, paired = play_table(df), paired_table(df)
+def play_headline(table: pd.DataFrame, paired: pd.DataFrame) -> str:
+    """One sentence per board: the best mean (of :func:`play_table`), and every other pair's paired difference
+    from it (:func:`paired_table`)."""
     parts = []
     for key, t in table.groupby("board", sort=False):
         best = t.iloc[0]
@@ -175,7 +168,7 @@ def shots_figure(df: pd.DataFrame):
     import matplotlib.pyplot as plt
 
     fig, (hist, cdf) = plt.subplots(1, 2, figsize=(11, 4.2))
-    table = play_table(df)
+    table = _table(rows)
     several = table["board"].nunique() > 1
     for t in table.to_dict("records"):
         mine = (rows["board"] == t["board"]) & (rows["pair"] == t["pair"]) & rows["ended"]

@@ -547,7 +547,9 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     by_size = sizes.size_tables(ranked, shift_s, pairs=tables["pairs"])
     if len(by_size["size_winners"]) > 1:  # a campaign over several board sizes
         tables.update(by_size)
-    headline = headline_of(ranked, shift_s, completeness=completeness, all_runs=df)
+    play = is_play(df)
+    # shots, not seconds, decide a play campaign
+    headline = None if play.any() and play.all() else headline_of(ranked, shift_s, completeness=completeness, all_runs=df)
     pairs = tables["pairs"]
     best_pair = str(pairs["pair"].iloc[0]) if not pairs.empty else None
     skipped = plots.problems(ranked, best_pair, shift_s=shift_s)
@@ -561,13 +563,12 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
                     "completeness": completeness.by_pair}
     if is_counting(df).any():
         extra_tables["counts"] = counts_table(df)
-    play = is_play(df)
     if play.any():
         extra_tables["play"] = play_table(df)
         extra_tables["paired"] = paired_table(df)
         figures["play_shots"] = shots_figure(df)
-        if play.all():  # shots, not seconds, decide a play campaign
-            headline = play_headline(df)
+        if headline is None:
+            headline = play_headline(extra_tables["play"], extra_tables["paired"])
     order = list(pairs["pair"]) if not pairs.empty else []
     sections = {
         "completeness": _completeness_html(completeness),

@@ -174,7 +174,7 @@ def _warm(backend: str) -> dict[str, str]:
     if backend.startswith("play:"):
         from harness.play.task import versions_of as play_versions
 
-        return play_versions(backend[len("play:"):])
+        return play_versions()
     if backend.startswith("count:"):
         from harness.counting.task import versions_of
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -57,15 +55,24 @@ def test_the_position_as_a_deployment_has_the_hints_the_rule_gives():
         anon.deployment()
 
 
-def _labelled(dep):
-    """Every labelled deployment of ``dep`` (brute force), as frozensets of (label, cells)."""
+def _support(dep):
+    """Every labelled deployment of ``dep`` (brute force), as frozensets of (ship, cells)."""
+    from harness.counting.brute import _deployments
+    from harness.counting.placements import layout
+
+    lay = layout(dep)
+    return [frozenset((lay.types[t].name, tuple(lay.cells[i] for i in p)) for t, p in chosen)
+            for chosen, _ in _deployments(dep, lay)]
+
+
+def _sampled(dep, seed: int, n: int) -> dict:
+    """How often each deployment is game 0 .. n-1's hidden one."""
     sampler = Sampler.of(dep)
-    out = []
-    for pick in itertools.product(*sampler.placements):
-        cells = [c for p in pick for c in p]
-        if len(cells) == len(set(cells)):
-            out.append(frozenset(zip(sampler.labels, pick)))
-    return out
+    freq: dict = {}
+    for g in range(n):
+        d = frozenset(game_deployment(sampler, seed, g).items())
+        freq[d] = freq.get(d, 0) + 1
+    return freq
 
 
 def _chi_square_p(freq: dict, support: list, n: int) -> float:
@@ -78,13 +85,9 @@ def _chi_square_p(freq: dict, support: list, n: int) -> float:
 
 def test_hidden_deployments_are_uniform_over_the_labelled_deployments():
     dep = board(3, 3, (("A", 3), ("B", 2)))
-    support = _labelled(dep)
-    sampler = Sampler.of(dep)
+    support = _support(dep)
     n = 100 * len(support)
-    freq: dict = {}
-    for g in range(n):
-        d = frozenset(game_deployment(sampler, 7, g).items())
-        freq[d] = freq.get(d, 0) + 1
+    freq = _sampled(dep, 7, n)
     assert set(freq) <= set(support)
     assert _chi_square_p(freq, support, n) > 0.001
 
@@ -92,7 +95,7 @@ def test_hidden_deployments_are_uniform_over_the_labelled_deployments():
 def test_the_uniformity_test_catches_a_biased_sampler():
     """First fit (the second ship placed where the first left room, uniformly) is not uniform: the test says so."""
     dep = board(3, 3, (("A", 3), ("B", 2)))
-    support = _labelled(dep)
+    support = _support(dep)
     sampler = Sampler.of(dep)
     rng = np.random.default_rng(1)
     n = 100 * len(support)
@@ -214,19 +217,10 @@ def test_a_strategy_draws_apart_from_the_fleet_it_hunts():
 
 
 def test_hidden_deployments_are_uniform_where_ships_may_not_touch():
-    from harness.counting.brute import _deployments
-    from harness.counting.placements import layout
-
     dep = board(4, 4, (("A", 3), ("B", 2)), touching=False)
-    lay = layout(dep)
-    support = [frozenset((lay.types[t].name, tuple(lay.cells[i] for i in p)) for t, p in chosen)
-               for chosen, _ in _deployments(dep, lay)]
-    sampler = Sampler.of(dep)
+    support = _support(dep)
     n = 100 * len(support)
-    freq: dict = {}
-    for g in range(n):
-        d = frozenset(game_deployment(sampler, 5, g).items())
-        freq[d] = freq.get(d, 0) + 1
+    freq = _sampled(dep, 5, n)
     assert set(freq) == set(support)  # never two ships touching, every deployment drawn
     assert _chi_square_p(freq, support, n) > 0.001
 

@@ -130,3 +130,15 @@ def test_a_pair_may_play_fewer_games_and_games_advance_together(tmp_path):
     assert [(r.pair.backend, r.repetition) for r in runs] == [
         ("random", 1), ("posterior", 1), ("random", 2), ("posterior", 2), ("random", 3), ("random", 4)]
     assert len({r.run_id for r in runs}) == 6
+
+
+def test_a_game_past_the_time_limit_is_a_timeout_and_fails_check(capsys, tmp_path):
+    standard = ROOT / "instances" / "deployments" / "standard_10x10.toml"
+    cfg = _config(tmp_path, ['{ backend = "posterior" }'], games=1, board=standard)
+    cfg.write_text(cfg.read_text().replace("limits = { time_s = 60 }", "limits = { time_s = 0.05, grace_s = 1 }"))
+    code, _, err = run(capsys, "run", cfg)
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        status, termination, count = db.execute("select status, termination, count from runs").fetchone()
+    assert (status, termination, count) == ("timeout", "timeout", None), err
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 1 and "game-unfinished" in out and "timeout" in out, out

@@ -48,3 +48,28 @@ def test_unknown_strategy_or_option_fails_before_any_game(capsys):
     hinted = ROOT / "instances" / "deployments" / "tiny" / "t6x6_position.toml"
     code, out, err = run(capsys, "play", "--board", hinted)
     assert code == 2 and "no hints or clues" in err and out == ""
+
+
+def test_a_game_that_ends_in_error_makes_play_exit_1_naming_the_shot(capsys, monkeypatch):
+    import harness.play.strategies as strategies
+    from harness.play.game import ImpossiblePosition
+    from harness.play.strategies.random import RandomStrategy
+
+    class GivesUp(RandomStrategy):
+        name = "gives-up"
+
+        def shot(self, position):
+            if position.shots == 3:
+                raise ImpossiblePosition("no deployment fits")
+            return super().shot(position)
+
+    real = strategies.get_strategy
+    monkeypatch.setattr(strategies, "get_strategy", lambda n: GivesUp if n == "gives-up" else real(n))
+    code, out, err = run(capsys, "play", "--strategy", "gives-up", "--strategy", "random", "--games", "2",
+                         "--board", SMALL, "--json")
+    assert code == 1
+    assert "gives-up game 0: shot 4: no deployment fits" in err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows[0]["errors"] == 2 and rows[0]["mean_shots"] is None and rows[1]["errors"] == 0
+    code, out, _ = run(capsys, "play", "--strategy", "gives-up", "--games", "1", "--board", SMALL)
+    assert code == 1 and "none ended" in out and "1 errors" in out

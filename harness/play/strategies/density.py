@@ -27,11 +27,11 @@ class DensityStrategy(Strategy):
         lay = layout(board)
         self.cells = lay.cells
         self.index = lay.index
-        self.ships = []  # (name, copies, (P, n) bool)
+        self.ships = []  # (name, copies, (P, n) 0/1 int64: placement x cell)
         for t in lay.types:
-            m = np.zeros((len(t.placements), lay.n), np.bool_)
+            m = np.zeros((len(t.placements), lay.n), np.int64)
             for j, p in enumerate(t.placements):
-                m[j, list(p)] = True
+                m[j, list(p)] = 1
             self.ships.append((t.name, t.count, m))
 
     def _vector(self, cells) -> np.ndarray:
@@ -47,9 +47,9 @@ class DensityStrategy(Strategy):
         for name, copies, m in self.ships:
             if name in position.sunk_at:
                 sink = self.index[position.sunk_at[name]]
-                inside = m[:, sink] & ((m.astype(np.int64) @ (1 - hits)) == 0)
+                inside = (m[:, sink] == 1) & ((m @ (1 - hits)) == 0)
                 if inside.sum() == 1:
-                    resolved |= m[np.flatnonzero(inside)[0]].astype(np.int64)
+                    resolved |= m[np.flatnonzero(inside)[0]]
                 continue
             afloat.append((copies, m))
         open_hits = hits & (1 - resolved)
@@ -60,9 +60,8 @@ class DensityStrategy(Strategy):
         score = np.zeros(len(self.cells), np.float64)
         target = open_hits.any()
         for copies, m in afloat:
-            mi = m.astype(np.int64)
-            fits = (mi @ blocked) == 0
-            w = (mi @ open_hits) if target else np.ones(len(m), np.int64)
+            fits = (m @ blocked) == 0
+            w = (m @ open_hits) if target else np.ones(len(m), np.int64)
             score += copies * ((w * fits).astype(np.float64) @ m)
         score[(hits | self._vector(position.misses)) > 0] = -1.0
         return score
