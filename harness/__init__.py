@@ -10,8 +10,17 @@ formulation
     placement), ``cell`` (seven piece symbols per cell), ``ship-pairs`` (per-ship
     placement variables with pairwise buffer conflicts).
 backend
-    A solver technology with its options: ``cpsat`` (OR-Tools CP-SAT), ``mip``
-    (Pyomo -> HiGHS), ``sat`` (python-sat).
+    A solver technology with its options, one class behind the contract of
+    ``harness.backends.base``: built-in ``cpsat`` (OR-Tools CP-SAT), ``mip`` (Pyomo ->
+    HiGHS or SCIP), ``sat`` (python-sat), ``minizinc`` (MiniZinc models -> Gecode or any
+    FlatZinc solver), ``cpmpy`` (CPMpy -> its solvers); or a *plugin*.
+plugin
+    A backend from outside this package: declared by an installed distribution as an
+    entry point of the group ``battlebench.backends``, or named as ``module:Class``.
+conformance
+    What every backend x formulation must do, checked by ``battlebench conform`` on
+    brute-forced tiny instances: exact counts, uniqueness, unsat proven by the solver,
+    every board verified, its own time limit honoured.
 pair
     backend x formulation x options, with a deterministic label such as
     ``sat[encoding=totalizer,solver=cadical195]/placement``.

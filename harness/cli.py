@@ -1,4 +1,4 @@
-"""The ``battlebench`` command line: solve, run, export, report, check, generate, convert, backends."""
+"""The ``battlebench`` command line: solve, run, export, report, check, generate, convert (and the rest by module)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("solve", help="solve instances with one backend x formulation pair")
     s.add_argument("paths", nargs="+", metavar="PATH", help="instance files (.toml, .dzn, ascii, jolyonb)")
-    s.add_argument("--backend", "-b", default="cpsat", help="cpsat | mip | sat (default cpsat)")
+    s.add_argument("--backend", "-b", default="cpsat",
+                   help="a backend (battlebench backends lists them) or module:Class (default cpsat)")
     s.add_argument("--formulation", "-f", default="placement", help="placement | cell | ship-pairs (default placement)")
     s.add_argument("--count", "-k", type=int, default=None, metavar="K",
                    help="count distinct boards up to K (2 certifies uniqueness, 0 = all)")
@@ -163,8 +164,9 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--from", dest="src_format", default=None, help="input format (default: from the name)")
     c.add_argument("--to", dest="dst_format", default=None, help="output format (default: from the name)")
 
-    b = sub.add_parser("backends", help="list backends, formulations, options and versions")
-    b.add_argument("--json", action="store_true")
+    from harness.backends_cli import add_parsers
+
+    add_parsers(sub, _parse_option)
     return p
 
 
@@ -199,7 +201,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "convert":
             return _cmd_convert(args)
         if args.command == "backends":
-            return _cmd_backends(args)
+            from harness.backends_cli import cmd_backends
+
+            return cmd_backends(args)
+        if args.command == "conform":
+            from harness.backends_cli import cmd_conform
+
+            return cmd_conform(args)
     except InputError as exc:
         _error(str(exc))
         return 2
@@ -504,51 +512,6 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     fmt = args.dst_format or output_format(args.dst)
     write_instance(inst, args.dst, fmt)
     print(f"wrote {args.dst} ({fmt})", file=sys.stderr)
-    return 0
-
-
-# --------------------------------------------------------------------------- backends
-def _cmd_backends(args: argparse.Namespace) -> int:
-    from harness.backends.registry import BACKENDS, get_backend
-
-    rows = []
-    for name in BACKENDS:
-        cls = get_backend(name)
-        opts = {k: {"default": o.default, "choices": list(o.choices) if o.choices else None, "help": o.help}
-                for k, o in cls.declared_options().items()}
-        rows.append({"backend": name, "formulations": list(cls.formulations), "options": opts})
-    from harness.counting.counters import COUNTERS, get_counter
-
-    counters = []
-    for name in COUNTERS:
-        cls = get_counter(name)
-        counters.append({"counter": name, "by": list(cls.by), "library": cls.library, "available": cls.available()
-                         is None, "missing": cls.available(), "about": (cls.__module__ and
-                                                                        sys.modules[cls.__module__].__doc__ or "")
-                         .splitlines()[0]})
-    from harness.play.strategies import STRATEGIES, get_strategy
-
-    strategies = []
-    for name in STRATEGIES:
-        cls = get_strategy(name)
-        strategies.append({"strategy": name, "rules": list(cls.rules), "options": dict(cls.options),
-                           "about": (sys.modules[cls.__module__].__doc__ or "").splitlines()[0]})
-    if args.json:
-        print(json.dumps(rows + counters + strategies, indent=2))
-        return 0
-    for row in rows:
-        print(f"{row['backend']}: formulations {', '.join(row['formulations'])}")
-        for k, o in row["options"].items():
-            choices = f" (choices: {', '.join(map(str, o['choices']))})" if o["choices"] else ""
-            print(f"    {k} = {o['default']}{choices}  {o['help']}")
-    print("counters (task = \"deployments\" or \"boards\"; battlebench count --backend C):")
-    for c in counters:
-        state = "" if c["available"] else f"  [unavailable: {c['missing']}]"
-        print(f"  {c['counter']}: by {', '.join(c['by'])}{state}  {c['about']}")
-    print("strategies (task = \"play\"; battlebench play --strategy S):")
-    for st in strategies:
-        opts = "".join(f" {k}={v}" for k, v in st["options"].items())
-        print(f"  {st['strategy']}: rules {', '.join(st['rules'])}{opts}  {st['about']}")
     return 0
 
 

@@ -1,7 +1,7 @@
 """Shared fixtures: one isolated worker per backend for the whole test session.
 
-OR-Tools and highspy cannot live in one process, so no test imports a solver library
-into the pytest process: every backend runs in its own spawned worker.
+As in campaigns, every backend runs in its own spawned worker (limits are enforced from
+outside), so no test imports a solver library into the pytest process.
 """
 
 from __future__ import annotations

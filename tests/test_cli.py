@@ -112,13 +112,21 @@ def test_convert_refuses_what_a_format_cannot_express(capsys, tmp_path):
 
 
 def test_console_script_runs_without_solver_imports_at_startup():
-    # `battlebench backends` lists everything without importing any solver library
-    code = ("import sys; from harness.cli import main; main(['backends']); "
-            "bad = [m for m in ('ortools', 'highspy', 'pyomo', 'pysat') if m in sys.modules]; "
-            "assert not bad, bad")
+    # `battlebench backends --no-versions` lists everything without importing any solver library
+    code = ("import sys; from harness.cli import main; main(['backends', '--no-versions']); "
+            "bad = [m for m in ('ortools', 'highspy', 'pyomo', 'pysat', 'cpmpy', 'minizinc', 'pyscipopt') "
+            "if m in sys.modules]; assert not bad, bad")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert "cpsat: formulations placement, cell" in proc.stdout
+    assert "  cpsat  [built-in]  available" in proc.stdout and "formulations: placement, cell" in proc.stdout
+
+
+def test_backends_lists_the_versions_of_what_solves():
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "backends", "--json"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["backend"]: r for r in json.loads(proc.stdout) if "backend" in r}
+    assert rows["cpsat"]["source"] == "built-in" and "ortools" in rows["cpsat"]["versions"]
+    assert "python-sat" in rows["sat"]["versions"] and rows["sat"]["available"] is True
 
 
 @pytest.mark.parametrize("argv", [["solve"], ["solve", "x.toml", "--count", "abc"], ["frob"]])

@@ -1,7 +1,8 @@
 """Import direction, one way only: core <- puzzle <- model <- backends <- solve <- runner -> store;
 counting over core and puzzle (its counters import their libraries lazily), run by the runner;
 report over store and puzzle (its verifier re-checks stored boards; neither imports a solver);
-generate over runner; play over counting (its posterior is the counters' marginals); cli on top."""
+generate over runner; play over counting (its posterior is the counters' marginals); conform over solve
+(it is handed a runner); cli on top."""
 
 from __future__ import annotations
 
@@ -30,12 +31,15 @@ ALLOWED = {
     "report": {"core", "errors", "store", "report", "puzzle"},  # puzzle: the verifier, formats (no solver)
     "generate": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "generate", "__init__"},
     "cli": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "report", "generate",
-            "counting", "play", "cli", "count_cli", "play_cli", "__init__"},
+            "counting", "play", "cli", "count_cli", "play_cli", "backends_cli", "__init__"},
+    "backends_cli": {"core", "errors", "backends", "runner", "conform", "counting", "play", "backends_cli"},
+    "conform": {"core", "errors", "puzzle", "solve", "conform"},  # runs backends through a runner it is given
     "count_cli": {"core", "errors", "puzzle", "runner", "counting", "count_cli", "__init__"},
     "play": {"core", "errors", "counting", "play"},  # counting: placements, marginals (the exact posterior)
     "play_cli": {"core", "errors", "counting", "play", "play_cli"},
 }
-SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat"}
+SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat", "cpmpy", "minizinc", "pyscipopt", "pychoco", "z3", "exact",
+               "pumpkin_solver", "pindakaas"}
 
 
 def _layer(path: Path) -> str:
@@ -67,7 +71,7 @@ def test_imports_follow_the_layers(path):
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PKG)))
 def test_solver_libraries_are_imported_lazily(path):
-    """No module imports a solver library at top level (they cannot share a process)."""
+    """No module imports a solver library at top level (listing and validating stay cheap; a missing one is a reason)."""
     tree = ast.parse(path.read_text())
     for node in tree.body:
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
@@ -84,3 +88,16 @@ def test_importing_a_backend_loads_no_solver_library(backend):
             "bad = [m for m in sys.modules if m.split('.')[0] in loaded]; assert not bad, bad; print(cls.name)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == backend, out.stderr
+
+
+@pytest.mark.parametrize("first", ["ortools", "highspy"])
+def test_ortools_and_highspy_share_one_process(first):
+    """highspy >= 1.16 and ortools 9.15 load together in either order (1.15 failed with an undefined symbol)."""
+    load = {"ortools": "from ortools.sat.python import cp_model; m = cp_model.CpModel(); x = m.new_bool_var('x'); "
+                       "m.add(x == 1); assert cp_model.CpSolver().solve(m) == cp_model.OPTIMAL",
+            "highspy": "import highspy; h = highspy.Highs(); h.setOptionValue('output_flag', False); "
+                       "h.addVar(0, 1); h.run(); assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal"}
+    second = "highspy" if first == "ortools" else "ortools"
+    out = subprocess.run([sys.executable, "-c", f"{load[first]}\n{load[second]}\nprint('ok')"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.splitlines()[-1] == "ok", out.stderr[-2000:]

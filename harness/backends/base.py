@@ -6,6 +6,14 @@ limit.  The contract is small on purpose:
 
 ``name``, ``formulations``, ``options`` (declared, with defaults)
     class attributes, readable without importing any solver;
+``requires``, ``install``, ``available()``
+    what the backend needs (importable modules), one line saying how to install it,
+    and ``None`` when usable here or that line's reason when not (no solver import);
+``check_options(opts)``
+    a classmethod raising :class:`~harness.errors.UsageError` for option values that
+    cannot work here (a solver that is not installed), before any run starts;
+``memory_limit_by(opts)``
+    ``"address-space"`` (default) or ``"rss"``: how the runner enforces the memory limit;
 ``versions()``
     solver library versions (imports the solver);
 ``__init__(model, formulation, options)``
@@ -23,6 +31,7 @@ Backends never verify boards; the caller sends every board to the verifier.
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
@@ -117,6 +126,27 @@ class Backend:
     name: ClassVar[str] = ""
     formulations: ClassVar[tuple[str, ...]] = ()
     options: ClassVar[dict[str, Option]] = {}
+    requires: ClassVar[tuple[str, ...]] = ()  # modules the backend imports (found, not imported)
+    install: ClassVar[str] = ""  # one line: how to install what is missing
+
+    @classmethod
+    def available(cls) -> str | None:
+        """``None`` when the backend can run here, else one line naming what is missing and how to install it."""
+        missing = [m for m in cls.requires if importlib.util.find_spec(m) is None]
+        if missing:
+            return f"backend {cls.name!r} needs {', '.join(missing)}" + (f": {cls.install}" if cls.install else "")
+        return None
+
+    @classmethod
+    def check_options(cls, opts: dict[str, Any]) -> None:
+        """Reject resolved option values that cannot work here (UsageError); the default accepts all."""
+
+    @classmethod
+    def memory_limit_by(cls, opts: dict[str, Any]) -> str:
+        """How the runner holds this backend to the memory limit: ``"address-space"`` (``RLIMIT_AS``, the
+        default) or ``"rss"`` (resident memory sampled from outside, for solvers that reserve far more
+        address space than they use, such as a GraalVM native image)."""
+        return "address-space"
 
     def __init__(self, model: Model, formulation: str, options: dict[str, Any] | None = None):
         if formulation not in self.formulations:
@@ -154,6 +184,7 @@ class Backend:
                     f"option {key!r} of backend {cls.name!r} must be one of {', '.join(map(str, opt.choices))}"
                 )
             out[key] = value
+        cls.check_options(out)
         return out
 
     @classmethod

@@ -1,7 +1,7 @@
 """The OR-Tools CP-SAT backend: placement and cell formulations, board enumeration.
 
-``ortools`` is imported lazily inside methods (it cannot share a process with
-highspy); importing this module imports no solver.  Both formulations follow
+``ortools`` is imported lazily inside methods: importing this module imports no
+solver.  Both formulations follow
 ``docs/formulations.md``.  Enumeration adds the blocking constraint of each board
 found to the same ``cp_model`` and solves again (option ``enumeration=blocking``);
 every call gets the remaining time of one :class:`~harness.backends.base.Deadline`.
@@ -22,6 +22,7 @@ from typing import Any
 
 from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
 from harness.errors import BackendError, BackendUnavailable
+from harness.model.cell_rules import local_rules
 from harness.puzzle.board import Board
 from harness.puzzle.instance import Hint
 
@@ -148,44 +149,15 @@ class CpSatBackend(Backend):
         def imply_any(cond, options):  # cond -> OR(options); empty options: not cond
             md.add_bool_or(options).only_enforce_if(cond)
 
-        def imply_water(cond, cell):  # cond -> cell is water (nothing off the board)
-            w = lits(cell, "~")
-            if w:
-                md.add_implication(cond, w[0])
-
-        for (r, c), zs in z.items():
-            left, right, up, down = (r, c - 1), (r, c + 1), (r - 1, c), (r + 1, c)
-            zl, zr, zu, zd, zh = (zs[_T[t]] for t in "<>^v#")
-            # Piece stitching.
-            imply_any(zl, lits(right, "#>"))
-            imply_any(zr, lits(left, "<#"))
-            imply_any(zu, lits(down, "#v"))
-            imply_any(zd, lits(up, "^#"))
-            # '#': (A and B) or (Cv and D) as CNF (A|Cv)(A|D)(B|Cv)(B|D), no helper variable.
-            A, B, Cv, D = lits(left, "<#"), lits(right, "#>"), lits(up, "^#"), lits(down, "#v")
-            for p in (A, B):
-                for q in (Cv, D):
-                    imply_any(zh, p + q)
-            if touching:
-                continue
-            # No touching: orthogonal water around each piece.
-            for cell in (left, up, down):
-                imply_water(zl, cell)
-            for cell in (right, up, down):
-                imply_water(zr, cell)
-            for cell in (up, left, right):
-                imply_water(zu, cell)
-            for cell in (down, left, right):
-                imply_water(zd, cell)
-            for cell in (left, right, up, down):
-                imply_water(zs[_T["O"]], cell)
-            # '#' horizontal -> above/below water; vertical -> left/right water.  Given the
-            # stitching above this is: '#' never has a ship both beside and above/below.
-            for side in (left, right):
-                for vert in (up, down):
-                    ws, wv = lits(side, "~"), lits(vert, "~")
-                    if ws and wv:
-                        md.add_bool_or([ws[0], wv[0]]).only_enforce_if(zh)
+        for cell, zs in z.items():  # piece stitching; no touching: water around pieces
+            for kind, symbol, arg in local_rules(cell, R, C, touching):
+                cond = zs[_T[symbol]]
+                if kind == "any":
+                    imply_any(cond, [lit for near, symbols in arg for lit in lits(near, symbols)])
+                elif kind == "water":
+                    md.add_implication(cond, z[arg][0])
+                else:  # "water-or"
+                    md.add_bool_or([z[arg[0]][0], z[arg[1]][0]]).only_enforce_if(cond)
         if not touching:  # diagonals of every 2x2 window: s_a + s_b <= 1
             for r in range(R - 1):
                 for c in range(C - 1):

@@ -33,6 +33,8 @@ class FakeBackend(Backend):
         "seconds": Option(1.0, float, help="how long to sleep or spin"),
         "iterations": Option(1_000_000, int, help="mode work: a fixed amount of CPU work (loop iterations)"),
         "megabytes": Option(0, int, help="how much memory to allocate (mode hog)"),
+        "hold": Option(0.0, float, help="mode hog: seconds to hold the memory before answering"),
+        "memory_by": Option("address-space", str, ("address-space", "rss"), help="how the runner limits memory"),
         "exhausted": Option(True, bool, help="claim the search was exhausted"),
         "pidfile": Option("", str, help="mode spawn: write the grandchild's pid here"),
         "wait": Option(True, bool, help="mode child-spin: wait for the child (else answer while it still spins)"),
@@ -41,6 +43,10 @@ class FakeBackend(Backend):
     @classmethod
     def versions(cls) -> dict[str, str]:
         return {"fake": "1"}
+
+    @classmethod
+    def memory_limit_by(cls, opts):
+        return opts["memory_by"]
 
     def build(self) -> ModelSize:
         return ModelSize(variables=len(self.model.placements), constraints=0)
@@ -88,6 +94,7 @@ class FakeBackend(Backend):
             hog = bytearray(self.opts["megabytes"] * 1024 * 1024)
             for i in range(0, len(hog), 4096):
                 hog[i] = 1
+            time.sleep(self.opts["hold"])
         meta = self.model.instance.meta
         rows = meta.get("fake_boards") or ([meta["planted"]] if "planted" in meta else [])
         boards = [Board(tuple(b)) for b in rows]

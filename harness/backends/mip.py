@@ -1,15 +1,21 @@
-"""The MIP backend: the three formulations as Pyomo models, solved by HiGHS.
+"""The MIP backend: the three formulations as Pyomo models, solved by HiGHS or SCIP.
 
-Pyomo is imported lazily (pyomo's HiGHS interface loads highspy, which cannot share
-a process with OR-Tools).  The interface is ``pyomo.contrib.solver``'s persistent
-``Highs``: ``build()`` creates the Pyomo model and translates it to a ``highspy.Highs``
-object; ``enumerate()`` adds each blocking cut to both and re-solves without
-re-translating (automatic change detection is switched off; cuts are added by hand).
+Pyomo is imported lazily, and so is the engine (option ``engine``: ``highs``, the
+default, or ``scip``).  Both run behind a persistent interface of
+``pyomo.contrib.solver`` (``Highs``; ``ScipPersistent`` over pyscipopt); what differs
+between them lives in :mod:`harness.backends.mip_engines`.  ``build()`` creates the
+Pyomo model and translates it to the engine; ``enumerate()`` adds each blocking cut to
+both and re-solves without re-translating (automatic change detection is switched
+off; rows and cuts are added by hand).  The two engines get the same rows, the same
+cuts and one termination table.
 
 Rows are first collected as plain tuples ``(lb, vars, coefs, ub)`` and turned into one
 indexed ``Constraint`` of ``LinearExpression`` objects; all variables are handed to
 HiGHS in one call before the rows (the interface otherwise adds them row by row).
-Rows with one term become variable bounds.  It is a feasibility model (no objective).
+Rows with one term become variable bounds; SCIP learns variables from rows only, so
+variables left in no row are mentioned by one trivially true row (not counted in the
+model size).  It is a feasibility model (no objective).  ``versions()`` is a
+classmethod and cannot see the option: it reports both engines.
 """
 
 from __future__ import annotations
@@ -18,18 +24,26 @@ from collections import Counter
 from typing import Any, ClassVar
 
 from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
-from harness.errors import BackendError
+from harness.errors import BackendError, UsageError
 from harness.puzzle.board import Board
 
 SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")
 # No touching: the symbols whose neighbour on one side must be water, by side (the
 # rules of docs/formulations.md grouped by side; '#' needs none, see there).
 _WATER_SIDE = (((-1, 0), "^<>O"), ((1, 0), "v<>O"), ((0, -1), "<^vO"), ((0, 1), ">^vO"))
-_scheduler_threads: list[int] = []  # HiGHS's process-wide thread pool size, once started
 
 
 def _termination_table() -> dict[Any, str]:
-    """ONE table: Pyomo termination condition -> what enumerate() does with it."""
+    """ONE table, both engines: Pyomo termination condition -> what enumerate() does with it.
+
+    SCIP's statuses reach it through pyomo's map: optimal (and gaplimit) ->
+    convergenceCriteriaSatisfied, infeasible -> provenInfeasible, inforunbd ->
+    infeasibleOrUnbounded, timelimit -> maxTimeLimit.  Its other statuses (unbounded,
+    userinterrupt, node/solution/memory/restart limits, terminate) come as
+    unbounded, interrupted, iterationLimit, objectiveLimit or unknown: none of them can
+    happen with the limits set here, so they stay out of the table and raise, like
+    HiGHS's error.
+    """
     from pyomo.contrib.solver.common.results import TerminationCondition as TC
 
     return {
@@ -49,23 +63,38 @@ class MipBackend(Backend):
             False, bool, (False, True),
             help="ship-pairs only: order ships of equal length by placement index",
         ),
+        "engine": Option(
+            "highs", str, ("highs", "scip"),
+            help="the MIP solver behind pyomo's persistent interface: highs (highspy) or scip (pyscipopt)",
+        ),
     }
+    requires: ClassVar[tuple[str, ...]] = ("pyomo",)
+    install: ClassVar[str] = "pip install pyomo highspy (engine=scip: pip install pyscipopt)"
+    _ENGINE_PACKAGE: ClassVar[dict[str, str]] = {"highs": "highspy", "scip": "pyscipopt"}
+
+    @classmethod
+    def check_options(cls, opts: dict[str, Any]) -> None:
+        """The engine's package must be installed (found, not imported)."""
+        import importlib.util
+
+        engine = opts.get("engine", "highs")
+        package = cls._ENGINE_PACKAGE[engine]
+        if importlib.util.find_spec(package) is None:
+            raise UsageError(f"mip engine {engine!r} needs {package}, which is not installed: pip install {package}")
 
     @classmethod
     def versions(cls) -> dict[str, str]:
-        import highspy
         import pyomo.version
 
-        h = highspy.Highs()
-        return {
-            "pyomo": pyomo.version.version,
-            "highs": f"{h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}",
-        }
+        from harness.backends.mip_engines import engine_versions
+
+        return {"pyomo": pyomo.version.version, **engine_versions()}
 
     def __init__(self, model, formulation, options=None):
         super().__init__(model, formulation, options)
         self.pyo_model: Any = None
-        self.pyo_solver: Any = None
+        self.pyo_solver: Any = None  # the pyomo persistent solver (the engine's)
+        self._engine: Any = None
         self._infeasible = False  # a row without terms that cannot hold
         self._n_rows = 0
 
@@ -81,7 +110,8 @@ class MipBackend(Backend):
 
     def _build(self) -> ModelSize:
         import pyomo.environ as pyo
-        from pyomo.contrib.solver.solvers.highs import Highs
+
+        from harness.backends.mip_engines import make_engine
 
         m = self.model
         M = self.pyo_model = pyo.ConcreteModel(name=f"battleship-{self.formulation}")
@@ -99,14 +129,10 @@ class MipBackend(Backend):
             rows = self._pairs_rows()
 
         rows = self._to_bounds(rows)
-        opt = self.pyo_solver = Highs()
-        for key in ("check_for_new_or_removed_constraints", "check_for_new_or_removed_vars",
-                    "check_for_new_or_removed_params", "check_for_new_objective", "update_constraints",
-                    "update_vars", "update_parameters", "update_named_expressions", "update_objective"):
-            setattr(opt.config.auto_updates, key, False)
-        opt.set_instance(M)  # variables only so far: no rows, no objective
+        engine = self._engine = make_engine(self.opts["engine"], self.opts["threads"], self.opts["seed"])
         variables = list(M.component_data_objects(pyo.Var, descend_into=True))
-        opt.add_variables(variables)  # one call instead of one per row
+        engine.start(M, variables)  # variables only so far: no rows, no objective
+        self.pyo_solver = engine.opt
 
         from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression as Mono
 
@@ -116,7 +142,14 @@ class MipBackend(Backend):
             return (lb, LinearExpression(args), ub)
 
         M.pyo_rows = pyo.Constraint(range(len(rows)), rule=rule)
-        opt.add_constraints(list(M.pyo_rows.values()))
+        constraints = list(M.pyo_rows.values())
+        if not engine.registers_unused_variables:
+            used = {id(v) for row in rows for v in row[1]}
+            unused = [v for v in variables if id(v) not in used]
+            if unused:  # one row that holds always, so that the engine knows them
+                M.pyo_anchor = pyo.Constraint(expr=LinearExpression(unused) >= 0)
+                constraints.append(M.pyo_anchor)
+        engine.add(constraints)
         M.pyo_cuts = pyo.ConstraintList()
         self._n_rows = len(rows)
         return ModelSize(variables=len(variables), constraints=len(rows))
@@ -294,66 +327,32 @@ class MipBackend(Backend):
         if self._infeasible:
             return Answer(exhausted=True, solver_reported_s=0.0, detail="calls=0 (a bound row cannot hold)")
         from pyomo.contrib.solver.common.results import SolutionStatus
-        from pyomo.contrib.solver.common.results import TerminationCondition as TC
         from pyomo.core.expr.numeric_expr import LinearExpression
 
         table = _termination_table()
-        self._use_threads(self.opts["threads"])
+        engine = self._engine
+        engine.prepare()  # HiGHS: its process-wide thread pool
         deadline = Deadline(time_limit_s)
-        M, opt = self.pyo_model, self.pyo_solver
+        M = self.pyo_model
         watched = self._y if self.formulation == "placement" else (
             self._w if self.formulation == "cell" else list(self._x.values()))
 
-        retries = [0]
-
-        def run(remaining: float | None, presolve: str) -> Any:
-            return opt.solve(
-                M, load_solutions=False, raise_exception_on_nonoptimal_result=False,
-                threads=self.opts["threads"], time_limit=remaining,
-                solver_options={"random_seed": self.opts["seed"], "output_flag": False, "presolve": presolve},
-            )
-
         def solve_once(remaining: float | None) -> Step:
-            res = run(remaining, "choose")
-            if res.termination_condition is TC.error:
-                # HiGHS 1.15's MIP presolve can reduce an infeasible model to an empty one
-                # and then reject its own "optimal" point (ERGO-Code/HiGHS#1710, #2782):
-                # "Solve error".  The same call without presolve answers correctly.
-                retries[0] += 1
-                res = run(deadline.remaining(), "off")
+            res = engine.solve(M, remaining, deadline.remaining)
             outcome = table.get(res.termination_condition)
             if outcome is None:
-                raise BackendError(f"HiGHS ended with termination condition {res.termination_condition!s}")
+                raise BackendError(f"{engine.label} ended with termination condition {res.termination_condition!s}")
             has_solution = res.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible)
             chosen = None
-            if outcome != "exhausted" and has_solution:  # at the limit HiGHS may still hold a board
+            if outcome != "exhausted" and has_solution:  # at the limit the engine may still hold a board
                 chosen = self._chosen(res.solution_loader.get_vars(watched))
-            return Step(outcome, chosen, self._solver_time(res))
+            return Step(outcome, chosen, engine.solver_time(res))
 
         def block(board: Board) -> None:
             vs, cs, ub = self._cut(board)
             con = M.pyo_cuts.add((None, LinearExpression(constant=0, linear_coefs=cs, linear_vars=vs), ub))
-            opt.add_constraints([con])
+            engine.add([con])
 
         answer, calls = self.enumerate_by_blocking(limit, deadline, solve_once, block)
-        answer.detail = f"calls={calls} rows={self._n_rows}+{len(M.pyo_cuts)} cuts"
-        if retries[0]:
-            answer.detail += f", {retries[0]} retried without presolve after a HiGHS solve error"
+        answer.detail = f"{engine.name}: calls={calls} rows={self._n_rows}+{len(M.pyo_cuts)} cuts" + engine.detail()
         return answer
-
-    @staticmethod
-    def _use_threads(threads: int) -> None:
-        """HiGHS keeps one thread pool per process: restart it when the size changes."""
-        import highspy
-
-        if _scheduler_threads and _scheduler_threads[0] != threads:
-            highspy.Highs.resetGlobalScheduler(True)
-        _scheduler_threads[:] = [threads]
-
-    @staticmethod
-    def _solver_time(res) -> float:
-        timer = res.timing_info.timer
-        try:
-            return float(timer.get_total_time("optimize"))
-        except Exception:  # noqa: BLE001 - an older timer API
-            return float(res.timing_info.wall_time or 0.0)

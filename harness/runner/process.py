@@ -5,13 +5,16 @@ This layer measures and limits; it knows nothing about reports.  Each worker is
 be signalled.  The wall-clock limit is enforced from outside: at the limit the group
 gets SIGTERM, after the grace SIGKILL; an answer that arrives after the limit is kept
 as a late answer (detail), never as the answer.  The memory limit is a soft
-``RLIMIT_AS`` set by the worker for the run; a run that goes over it is a memout.
+``RLIMIT_AS`` set by the worker for the run; a run that goes over it is a memout.  A
+backend whose ``memory_limit_by`` is ``"rss"`` runs without ``RLIMIT_AS`` and is killed as
+a memout when a sample of its resident memory exceeds the limit.
 A pool keeps one warm worker per backend (imports cost about half a second) and
 replaces any worker that was killed or died.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
@@ -124,6 +127,8 @@ class WorkerProcess:
             peak_kb = max(peak_kb, status_kb(self.pid, "VmRSS") or 0)
             vm_kb = max(vm_kb, status_kb(self.pid, "VmSize") or 0)
             self._sample_cpu()
+            if memory_mb is not None and peak_kb > memory_mb * 1024:  # a backend limited by RSS, not RLIMIT_AS
+                return self._over_memory(start, memory_mb, peak_kb)
             if deadline is not None and time.perf_counter() >= deadline:
                 return self._time_is_up(start, time_limit_s, grace_s, peak_kb)
 
@@ -185,6 +190,13 @@ class WorkerProcess:
                              error=f"worker process died ({how}) at its memory limit", detail=tail, cpu_s=cpu)
         return Execution("crash", None, wall, _mb(peak_kb), self.pid,
                          error=f"worker process died ({how})", detail=tail, cpu_s=cpu)
+
+    def _over_memory(self, start: float, memory_mb: int, peak_kb: int) -> Execution:
+        self._sample_cpu()
+        self.kill()
+        return Execution("memout", None, time.perf_counter() - start, _mb(peak_kb), self.pid,
+                         error=f"worker killed: resident memory {peak_kb / 1024:.0f} MB over its limit ({memory_mb} MB)",
+                         cpu_s=self._cpu_used())
 
     def _time_is_up(self, start: float, limit: float, grace_s: float, peak_kb: int) -> Execution:
         self._sample_cpu()
@@ -256,8 +268,20 @@ def _mb(kb: int | None) -> float | None:
     return None if not kb else kb / 1024
 
 
+def run_key(backend: str, options: dict[str, Any] | None) -> str:
+    """The worker key of a backend with its options: ``backend`` alone, or ``backend {json options}``."""
+    if not options:
+        return backend
+    return f"{backend} {json.dumps(options, sort_keys=True, default=str)}"
+
+
+def split_run_key(key: str) -> tuple[str, dict[str, Any]]:
+    backend, _, options = key.partition(" ")
+    return backend, (json.loads(options) if options else {})
+
+
 class WorkerPool:
-    """Warm workers, one per backend, for one thread of execution.
+    """Warm workers, one per backend and options (per counter, per strategy), for one thread of execution.
 
     ``warm=False`` starts a fresh worker for every run (cold: the run pays for the
     interpreter and the solver imports; the overhead benchmark compares both).
@@ -271,7 +295,9 @@ class WorkerPool:
         self._closed = False
 
     def execute(self, request: RunRequest) -> Execution:
-        return self._execute(request.backend, "run", request)
+        """One puzzle run in the worker of its backend *and options*: pairs never share a process
+        (one pair's solver state, loaded libraries or reserved address space cannot reach another)."""
+        return self._execute(run_key(request.backend, request.options), "run", request)
 
     def execute_count(self, request: Any) -> Execution:
         """One counting run (:class:`harness.counting.task.CountRequest`) in the counter's own worker."""

@@ -1,7 +1,7 @@
 """The cpsat backend (OR-Tools CP-SAT): counts against brute force, statuses, options.
 
 No test imports ortools here: every solve goes through the ``isolated`` worker
-(OR-Tools and highspy cannot share a process).
+(as in campaigns: limits are enforced from outside).
 """
 
 from __future__ import annotations

@@ -105,3 +105,61 @@ def test_highs_presolve_solve_error_does_not_break_enumeration(isolated):
     res = isolated.solve(inst, "mip", "ship-pairs", Task.count(0), {}, 60)
     assert_sound(res, inst)
     assert res.complete and {b.cells for b in res.boards} == truth(inst.name), res.detail
+
+
+# ---------------------------------------------------------------- engine=scip
+def test_engine_option(monkeypatch):
+    import importlib.util
+
+    cls = get_backend("mip")
+    assert cls.resolve_options({})["engine"] == "highs"
+    assert cls.resolve_options({"engine": "scip"})["engine"] == "scip"
+    with pytest.raises(UsageError, match="engine"):
+        cls.resolve_options({"engine": "gurobi"})
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyscipopt" else real(name, *a))
+    with pytest.raises(UsageError, match="pip install pyscipopt"):
+        cls.resolve_options({"engine": "scip"})
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_scip_engine_counts_like_brute_force(isolated, formulation):
+    from tiny import TINY
+
+    for inst in TINY:
+        res = isolated.solve(inst, "mip", formulation, Task.count(0), {"engine": "scip"}, 60)
+        assert_sound(res, inst)
+        assert res.complete and {b.cells for b in res.boards} == truth(inst.name), (inst.name, res.detail)
+        if res.model["variables"] is not None:  # solved: one cut per board, added to the same model
+            assert res.detail.startswith("scip: ") and f"+{res.count} cuts" in res.detail, res.detail
+    assert res.versions.get("scip") and res.versions.get("pyscipopt") and res.versions.get("highs"), res.versions
+
+
+def test_scip_engine_builds_the_same_rows(isolated):
+    inst = BY_NAME["clued-with-hints"]
+    for formulation in FORMULATIONS:
+        sizes = [isolated.build(inst, "mip", formulation, {"engine": e}) for e in ("highs", "scip")]
+        assert [(s["variables"], s["constraints"]) for s in sizes] == \
+               [(sizes[0]["variables"], sizes[0]["constraints"])] * 2, formulation
+
+
+def test_scip_engine_time_limit_is_honoured(isolated):
+    from harness.puzzle.formats import read_instance
+
+    inst = read_instance(SOLBAT / "sb_15_15_7_0.toml")
+    for formulation in ("placement", "cell"):
+        res = isolated.solve(inst, "mip", formulation, Task.count(0), {"engine": "scip"}, 1.0)
+        assert res.status is Status.TIMEOUT and not res.complete, (res.status, res.error)
+        assert res.termination in (Termination.SOLVER_LIMIT, Termination.TIMEOUT), res.termination
+        assert "exhausted=True" not in res.detail
+        assert res.times["wall_s"] < 7, res.times
+        assert all(verify(inst, b).ok for b in res.boards)
+
+
+def test_scip_engine_threads_and_seed(isolated):
+    inst = BY_NAME["open-4x3"]
+    for threads in (2, 1):
+        opts = {"engine": "scip", "threads": threads, "seed": 3}
+        res = isolated.solve(inst, "mip", "placement", Task.count(0), opts, 60)
+        assert_sound(res, inst)
+        assert {b.cells for b in res.boards} == truth(inst.name)

@@ -88,6 +88,19 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def test_a_backend_limited_by_rss_runs_without_rlimit_as_and_is_killed_over_its_resident_limit(pool):
+    """For solvers that reserve huge address space (pychoco's GraalVM isolate): no RLIMIT_AS, RSS sampled."""
+    ex, res = run(pool, request("hog", memory_mb=400, megabytes=800, hold=5.0, memory_by="rss"))
+    assert ex.kind == "memout" and res.status is Status.MEMOUT and "resident memory" in res.error
+    assert ex.wall_s < 4.0  # killed when a sample saw it, not after holding
+    # under the same limit the address-space mode stops the allocation itself
+    ex, res = run(pool, request("hog", memory_mb=400, megabytes=800, memory_by="address-space"))
+    assert res.status is Status.MEMOUT and "resident memory" not in res.error
+    # below its limit an rss-limited run answers, though its address space may be larger than the limit
+    ex, res = run(pool, request("hog", memory_mb=400, megabytes=100, memory_by="rss"))
+    assert res.status is Status.SAT
+
+
 def test_allocating_past_the_memory_limit_is_a_memout_and_the_runner_carries_on(pool):
     ex, res = run(pool, request("hog", memory_mb=400, megabytes=800))
     assert ex.kind == "memout" and res.status is Status.MEMOUT and res.termination is Termination.MEMOUT

@@ -1,0 +1,1 @@
+"""battlebench-template: a backend outside battlebench, found through its entry point."""

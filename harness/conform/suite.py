@@ -1,0 +1,177 @@
+"""The conformance suite: what every backend x formulation must do, checked in isolated workers.
+
+Each check runs the backend the way campaigns do (``IsolatedSolver``: its own worker
+process, limits from outside, every board through the independent verifier in the
+calling process) and compares with the brute-force truth of ``harness.conform.cases``:
+
+``count-all``  counting every board gives exactly the brute-force boards, complete;
+``count-2``    counting to 2 gives min(n, 2) boards, complete only when n < 2;
+``solve``      solving is sat with one board when a board exists, unsat otherwise;
+``unsat``      instances past every precheck are proven unsat by the solver itself;
+``verified``   no board any call returned failed the verifier, none came twice;
+``limit``      counting an open 10x10 board's ~3e10 boards is stopped by the backend's
+               own time limit (termination ``solver-limit``) within a second of it,
+               not killed from outside.
+
+A check fails on the first case that breaks it; the detail names the case.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from harness.conform.cases import LIMIT_CASE, SOLVER_UNSAT, TINY, truth
+from harness.core.status import Status, Task, Termination
+from harness.solve import SolveResult
+
+CHECKS = ("count-all", "count-2", "solve", "unsat", "verified", "limit")
+LIMIT_S = 1.0  # the limit check's time limit
+LIMIT_SLACK_S = 1.0  # how far past it the backend may return
+CASE_LIMIT_S = 60.0  # per tiny case: generous, they take milliseconds
+
+
+@dataclass
+class CheckResult:
+    """One check of one formulation: passed or not, on how many cases, and why not."""
+
+    formulation: str
+    check: str
+    passed: bool
+    cases: int = 0
+    seconds: float = 0.0
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"formulation": self.formulation, "check": self.check, "passed": self.passed,
+                "cases": self.cases, "seconds": round(self.seconds, 3), "detail": self.detail}
+
+
+@dataclass
+class _Seen:
+    """Every result of one formulation, for the ``verified`` check."""
+
+    results: list[tuple[str, SolveResult]] = field(default_factory=list)
+
+
+def _why(res: SolveResult) -> str:
+    text = res.error or res.detail
+    return f"{res.status}" + (f" ({text[:160]})" if text else "")
+
+
+def _count_all(res: SolveResult, name: str) -> str | None:
+    expected = truth(name)
+    want = Status.SAT if expected else Status.UNSAT
+    if res.status is not want:
+        return f"{name}: {_why(res)}, expected {want} with {len(expected)} boards"
+    if not res.complete:
+        return f"{name}: {res.count} boards but the search was not exhausted"
+    got = {b.cells for b in res.boards}
+    if got != expected:
+        return f"{name}: {len(got)} boards, brute force has {len(expected)} ({len(got - expected)} extra, " \
+               f"{len(expected - got)} missing)"
+    return None
+
+
+def _count_two(res: SolveResult, name: str) -> str | None:
+    n = len(truth(name))
+    if not res.decided:
+        return f"{name}: {_why(res)}"
+    if res.count != min(n, 2):
+        return f"{name}: counted {res.count}, expected {min(n, 2)}"
+    if res.complete != (n < 2):
+        return f"{name}: complete={res.complete} with {n} boards in truth"
+    return None
+
+
+def _solve(res: SolveResult, name: str) -> str | None:
+    n = len(truth(name))
+    want = Status.SAT if n else Status.UNSAT
+    if res.status is not want or res.count != min(n, 1):
+        return f"{name}: {_why(res)} with {res.count} boards, expected {want}"
+    return None
+
+
+def _unsat(res: SolveResult, name: str) -> str | None:
+    if res.status is not Status.UNSAT or not res.complete:
+        return f"{name}: {_why(res)}, expected unsat"
+    if "precheck" in res.detail or not res.model.get("variables"):
+        return f"{name}: answered without building a model ({res.detail})"
+    return None
+
+
+_CASES: dict[str, tuple[list, Task, Callable[[SolveResult, str], str | None]]] = {
+    "count-all": (TINY, Task.count(0), _count_all),
+    "count-2": (TINY, Task.count(2), _count_two),
+    "solve": (TINY, Task(), _solve),
+    "unsat": (SOLVER_UNSAT, Task(), _unsat),
+}
+
+
+def _verified(seen: _Seen) -> str | None:
+    for name, res in seen.results:
+        if res.status is Status.WRONG:
+            bad = next((v for v in res.verdicts if not v.startswith("ok")), "")
+            return f"{name}: a board failed the verifier ({bad[:160]})"
+        if len({b.cells for b in res.boards}) != len(res.boards):
+            return f"{name}: the same board was returned twice"
+    return None
+
+
+def _limit(solver: Any, backend: str, formulation: str, options: dict[str, Any]) -> tuple[str | None, float]:
+    res = solver.solve(LIMIT_CASE, backend, formulation, Task.count(0), options, time_limit_s=LIMIT_S)
+    wall = res.times.get("wall_s", 0.0)
+    if res.termination is Termination.TIMEOUT:
+        return f"killed from outside after {wall:.1f} s: the backend ignores its time limit ({LIMIT_S:g} s)", wall
+    if res.status in (Status.ERROR, Status.MEMOUT, Status.WRONG):
+        return f"{LIMIT_CASE.name}: {_why(res)}", wall
+    if res.termination is Termination.SOLVER_LIMIT and wall > LIMIT_S + LIMIT_SLACK_S:
+        return f"stopped {wall - LIMIT_S:.1f} s past its time limit ({LIMIT_S:g} s)", wall
+    if res.termination is Termination.COMPLETED and res.complete:
+        return f"claims to have counted all boards of {LIMIT_CASE.name} ({res.count}) in {wall:.1f} s", wall
+    return None, wall
+
+
+def conform(solver: Any, backend: str, formulations: list[str], options: dict[str, Any] | None = None,
+            checks: tuple[str, ...] = CHECKS, progress: Callable[[CheckResult], None] | None = None,
+            ) -> list[CheckResult]:
+    """Run ``checks`` for each formulation of ``backend`` with ``solver`` (an ``IsolatedSolver``)."""
+    options = dict(options or {})
+    out: list[CheckResult] = []
+
+    def done(row: CheckResult) -> None:
+        out.append(row)
+        if progress is not None:
+            progress(row)
+
+    for formulation in formulations:
+        seen = _Seen()
+        for check in checks:
+            start = time.perf_counter()
+            if check in _CASES:
+                cases, task, judge = _CASES[check]
+                failure = None
+                for inst in cases:
+                    res = solver.solve(inst, backend, formulation, task, options, time_limit_s=CASE_LIMIT_S)
+                    seen.results.append((inst.name, res))
+                    failure = judge(res, inst.name)
+                    if failure:
+                        break
+                done(CheckResult(formulation, check, failure is None, len(cases),
+                                 time.perf_counter() - start, failure or ""))
+            elif check == "verified":
+                failure = _verified(seen)
+                boards = sum(len(r.boards) for _, r in seen.results)
+                done(CheckResult(formulation, check, failure is None, boards, 0.0,
+                                 failure or f"{boards} boards verified"))
+            elif check == "limit":
+                failure, wall = _limit(solver, backend, formulation, options)
+                done(CheckResult(formulation, check, failure is None, 1, time.perf_counter() - start,
+                                 failure or f"stopped itself after {wall:.1f} s"))
+            else:
+                raise ValueError(f"unknown conformance check {check!r}")
+    return out
+
+
+__all__ = ["CHECKS", "CheckResult", "LIMIT_CASE", "conform"]
