@@ -2,8 +2,8 @@
 
 Reads only stored results.  For each comparison ``"LAYERED vs NATIVE"`` (two pair labels of the
 same store), on the instances both pairs solved: the geometric mean of the per-instance
-ratios LAYERED/NATIVE of wall time, CPU time, build time and solve time, with a 95 %
-bootstrap interval over instances (wall and CPU), and how many instances each solved.
+ratios LAYERED/NATIVE of wall time, CPU time, build time and solve time, with the reports'
+95 % bootstrap interval over instances (``harness.report.noise.sgm_interval``; wall and CPU), and how many instances each solved.
 
     python benchmarks/layer_cost.py reports/solvers-solbat \\
         "cpmpy[solver=ortools]/placement vs cpsat/placement" --out reports/solvers-solbat/layers.md
@@ -21,19 +21,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness.report.data import SOLVED, load  # noqa: E402
+from harness.report.noise import sgm_interval  # noqa: E402
 
 
 def _gm(x: np.ndarray) -> float:
     return float(np.exp(np.mean(np.log(x)))) if len(x) else math.nan
-
-
-def _boot(x: np.ndarray, reps: int = 5000, seed: int = 0) -> tuple[float, float]:
-    if len(x) < 2:
-        return (math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    logs = np.log(x)
-    means = logs[rng.integers(0, len(x), (reps, len(x)))].mean(axis=1)
-    return float(np.exp(np.quantile(means, 0.025))), float(np.exp(np.quantile(means, 0.975)))
 
 
 def compare(df, layered: str, native: str) -> dict:
@@ -54,7 +46,7 @@ def compare(df, layered: str, native: str) -> dict:
                       if not (math.isnan(float(a.at[k, col])) or math.isnan(float(b.at[k, col])))])
         out[f"{col}_ratio"] = _gm(x)
         if col in ("wall_s", "cpu_s"):
-            out[f"{col}_ci"] = _boot(x)
+            out[f"{col}_ci"] = sgm_interval(x, shift_s=0.0)  # shift 0: the plain geometric mean
     return out
 
 

@@ -19,7 +19,7 @@ A check fails on the first case that breaks it; the detail names the case.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from harness.conform.cases import LIMIT_CASE, SOLVER_UNSAT, TINY, truth
@@ -46,13 +46,6 @@ class CheckResult:
     def to_json(self) -> dict[str, Any]:
         return {"formulation": self.formulation, "check": self.check, "passed": self.passed,
                 "cases": self.cases, "seconds": round(self.seconds, 3), "detail": self.detail}
-
-
-@dataclass
-class _Seen:
-    """Every result of one formulation, for the ``verified`` check."""
-
-    results: list[tuple[str, SolveResult]] = field(default_factory=list)
 
 
 def _why(res: SolveResult) -> str:
@@ -109,8 +102,8 @@ _CASES: dict[str, tuple[list, Task, Callable[[SolveResult, str], str | None]]] =
 }
 
 
-def _verified(seen: _Seen) -> str | None:
-    for name, res in seen.results:
+def _verified(seen: list[tuple[str, SolveResult]]) -> str | None:
+    for name, res in seen:
         if res.status is Status.WRONG:
             bad = next((v for v in res.verdicts if not v.startswith("ok")), "")
             return f"{name}: a board failed the verifier ({bad[:160]})"
@@ -146,7 +139,7 @@ def conform(solver: Any, backend: str, formulations: list[str], options: dict[st
             progress(row)
 
     for formulation in formulations:
-        seen = _Seen()
+        seen: list[tuple[str, SolveResult]] = []  # every result of this formulation, for "verified"
         for check in checks:
             start = time.perf_counter()
             if check in _CASES:
@@ -154,7 +147,7 @@ def conform(solver: Any, backend: str, formulations: list[str], options: dict[st
                 failure = None
                 for inst in cases:
                     res = solver.solve(inst, backend, formulation, task, options, time_limit_s=CASE_LIMIT_S)
-                    seen.results.append((inst.name, res))
+                    seen.append((inst.name, res))
                     failure = judge(res, inst.name)
                     if failure:
                         break
@@ -162,7 +155,7 @@ def conform(solver: Any, backend: str, formulations: list[str], options: dict[st
                                  time.perf_counter() - start, failure or ""))
             elif check == "verified":
                 failure = _verified(seen)
-                boards = sum(len(r.boards) for _, r in seen.results)
+                boards = sum(len(r.boards) for _, r in seen)
                 done(CheckResult(formulation, check, failure is None, boards, 0.0,
                                  failure or f"{boards} boards verified"))
             elif check == "limit":

@@ -275,11 +275,6 @@ def run_key(backend: str, options: dict[str, Any] | None) -> str:
     return f"{backend} {json.dumps(options, sort_keys=True, default=str)}"
 
 
-def split_run_key(key: str) -> tuple[str, dict[str, Any]]:
-    backend, _, options = key.partition(" ")
-    return backend, (json.loads(options) if options else {})
-
-
 class WorkerPool:
     """Warm workers, one per backend and options (per counter, per strategy), for one thread of execution.
 

@@ -193,10 +193,11 @@ def _warm(backend: str) -> dict[str, str]:
         from harness.counting.task import versions_of
 
         return versions_of(backend[len("count:"):])
-    from harness.runner.process import split_run_key
     from harness.solve import warm_up
 
-    return warm_up(split_run_key(backend)[0])  # default options: a pair's own (fake's sleep modes) may take long
+    # a run key is "backend" or "backend {options}" (process.run_key); warm with the default
+    # options: a pair's own (fake's sleep modes) may take long
+    return warm_up(backend.partition(" ")[0])
 
 
 def _build(*args: Any) -> Any:
