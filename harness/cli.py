@@ -38,9 +38,12 @@ def _build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("solve", help="solve instances with one backend x formulation pair")
     s.add_argument("paths", nargs="+", metavar="PATH", help="instance files (.toml, .dzn, ascii, jolyonb)")
-    s.add_argument("--backend", "-b", default="cpsat",
+    s.add_argument("--backend", "-b", default=None,
                    help="a backend (battlebench backends lists them) or module:Class (default cpsat)")
-    s.add_argument("--formulation", "-f", default="placement", help="placement | cell | ship-pairs (default placement)")
+    s.add_argument("--formulation", "-f", default=None, help="placement | cell | ship-pairs (default placement)")
+    s.add_argument("--race", default=None, metavar="PAIR,PAIR,...",
+                   help="race these pairs (BACKEND[KEY=VALUE,...]/FORMULATION), each in its own worker: the first "
+                        "decided answer wins, the others are killed (instead of --backend/--formulation/--option)")
     s.add_argument("--count", "-k", type=int, default=None, metavar="K",
                    help="count distinct boards up to K (2 certifies uniqueness, 0 = all)")
     s.add_argument("--time-limit", "-t", type=float, default=None, metavar="S", help="seconds per instance")
@@ -147,7 +150,8 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="make unsat variants: clue-sum, clue-shift, fleet-extra, fleet-swap, wrong-hint "
                         "(no CAUSE: a different cause per puzzle, in turn)")
     g.add_argument("--certify", default="cpsat/placement", metavar="PAIR",
-                   help="the pair whose complete count-2 certifies each puzzle (default cpsat/placement)")
+                   help="the pair whose complete count-2 certifies each puzzle (default cpsat/placement); several, "
+                        "separated by commas, race: the first decided answer certifies")
     g.add_argument("--certify-limit", type=float, default=600.0, metavar="S", help="seconds (default 600)")
     g.add_argument("--question-limit", type=float, default=120.0, metavar="S",
                    help="seconds for one CP-SAT question of the minimal-hint search; a hint it cannot settle "
@@ -157,6 +161,12 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="skip a seed whose file is already in DIR, made by the same command (a long suite "
                         "build run again goes on where it stopped)")
     g.add_argument("--out", required=True, metavar="DIR", help="directory for the native .toml files")
+    g.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                   help="seeds made in parallel: N worker processes, or N workers of a local Dask cluster (default 1)")
+    g.add_argument("--executor", choices=("local", "dask"), default=None,
+                   help="local (default) or dask: one Dask task per seed; OUT must be the same path on every worker")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler address (tcp://host:8786), or 'local' for a LocalCluster of --jobs workers")
 
     c = sub.add_parser("convert", help="convert an instance between formats")
     c.add_argument("src", metavar="IN")
@@ -231,13 +241,15 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from harness.runner.process import DEFAULT_GRACE_S
     from harness.solve import solve_in_process
 
-    cls = check_pair(args.backend, args.formulation)
     options: dict[str, Any] = dict(args.option)
     if args.threads is not None:
         options["threads"] = args.threads
     if args.seed is not None:
         options["seed"] = args.seed
-    cls.resolve_options(options)  # unknown options fail before any work
+    legs = _race_legs(args, options) if args.race is not None else None
+    if legs is None:
+        args.backend, args.formulation = args.backend or "cpsat", args.formulation or "placement"
+        check_pair(args.backend, args.formulation).resolve_options(options)  # unknown options fail before any work
     if args.count is not None and args.count < 0:
         raise UsageError("--count must be >= 0")
     if args.time_limit is not None and not (0 < args.time_limit < 1e7):
@@ -260,19 +272,46 @@ def _cmd_solve(args: argparse.Namespace) -> int:
                 _error(str(exc))
                 exit_code = 2
                 continue
-            if args.in_process:
+            race = None
+            if legs is not None:
+                race = isolated.race(inst, legs, task, args.time_limit)
+                res = race.result
+            elif args.in_process:
                 res = solve_in_process(inst, args.backend, args.formulation, task, options, args.time_limit)
             else:
                 res = isolated.solve(inst, args.backend, args.formulation, task, options, args.time_limit)
             if args.json:
                 out = res.to_json()
                 out["path"] = str(path)
+                if race is not None:
+                    out.update(race.to_detail())
                 print(json.dumps(out), flush=True)
             else:
-                print(_render(inst, res), flush=True)
+                print(_render(inst, res) + (f"\n  {race.describe()}" if race is not None else ""), flush=True)
             if not res.decided and exit_code == 0:
                 exit_code = 1
     return exit_code
+
+
+def _race_legs(args: argparse.Namespace, shared: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """The legs of ``solve --race``, each checked (backend, formulation, options) before any work."""
+    from harness.backends.registry import check_pair
+    from harness.runner.race import parse_leg, split_pairs
+
+    if args.backend or args.formulation or args.option or args.in_process:
+        raise UsageError("--race names its pairs itself: leave out --backend, --formulation and --option "
+                         "(options go in brackets: sat[solver=glucose4]/placement)")
+    legs = []
+    for text in split_pairs(args.race):
+        backend, formulation, options = parse_leg(text)
+        options = {**shared, **options}
+        check_pair(backend, formulation).resolve_options(options)
+        legs.append((backend, formulation, options))
+    if len(legs) < 2:
+        raise UsageError(f"--race {args.race!r}: name at least two pairs, separated by commas")
+    if len({(b, f, json.dumps(o, sort_keys=True)) for b, f, o in legs}) < len(legs):
+        raise UsageError(f"--race {args.race!r}: a pair is named twice")
+    return legs
 
 
 def _render(inst: Any, res: Any) -> str:
@@ -383,7 +422,7 @@ def _parse_fleet(text: str) -> dict[int, int]:
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
-    from harness.generate.certify import parse_pair
+    from harness.generate.certify import parse_certify
     from harness.generate.generator import UNSAT_CAUSES, Settings
 
     if args.number < 1:
@@ -392,10 +431,16 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         raise UsageError("--seed must be >= 0")
     if not args.question_limit > 0:
         raise UsageError("--question-limit must be a positive number of seconds")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be >= 1")
+    if args.scheduler and not args.executor:
+        args.executor = "dask"  # a scheduler address means the Dask executor
+    if args.executor == "local" and args.scheduler:
+        raise UsageError("--scheduler needs --executor dask")
     hints: str | int = args.hints
     if isinstance(hints, str) and hints.isdigit():
         hints = int(hints)
-    parse_pair(args.certify)
+    parse_certify(args.certify)
     fleet = _parse_fleet(args.fleet) if args.fleet else None
 
     def settings(i: int) -> Settings:
@@ -416,58 +461,17 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _generate_all(args: argparse.Namespace, settings: Callable[[int], Any]) -> int:
-    """The seeds of ``battlebench generate``, one after another (settings checked already)."""
-    import time
+    """The seeds of ``battlebench generate`` (settings checked already), by :mod:`harness.generate.batch`."""
     from pathlib import Path
 
-    from harness.generate.certify import Certifier
-    from harness.generate.generator import GenerationError, generate, journal_path
-    from harness.generate.journal import PARTIAL_DIR, Journal
-    from harness.puzzle.formats import write_instance
+    from harness.generate.batch import SeedTask, make_all
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    partial = out / PARTIAL_DIR  # journals of minimal-hint searches not finished yet
-    failed = 0
-
-    def resuming(journal: Journal) -> None:
-        print(f"resuming from {journal.path} ({journal.resumable} oracle answers recorded)", file=sys.stderr,
-              flush=True)
-
-    with Certifier(args.certify, limit_s=args.certify_limit) as certifier:
-        for i in range(args.number):
-            seed, these = args.seed + i, settings(i)
-            path, journal = out / f"{these.name(seed)}.toml", journal_path(these, seed, partial)
-            kept = f"; the oracle's answers so far are kept in {journal}"
-            t0 = time.perf_counter()
-            if args.keep_existing and _made_by(path, these.command(seed)):
-                print(f"kept {path} (made by the same command)", flush=True)
-                journal.unlink(missing_ok=True)  # left by a stop just after the file was written
-                continue
-            interrupted = False
-            try:
-                made = generate(these, seed, certifier, journal_dir=partial, on_resume=resuming,
-                                question_limit_s=args.question_limit)
-            except GenerationError as exc:  # report it, keep the others
-                _error(str(exc) + (kept if journal.exists() else ""))
-                failed += 1
-                continue
-            except KeyboardInterrupt:
-                interrupted = True
-            if interrupted:  # out of the except block, so the solver objects can go now, not at exit
-                import gc
-
-                gc.collect()  # the solvers the traceback held are freed here, not during interpreter shutdown
-                _error("interrupted" + (kept + ": the same command resumes from them" if journal.exists() else ""))
-                return 130
-            write_instance(made.instance, path, "native")
-            if made.journal is not None:
-                made.journal.finish()
-            meta = made.instance.meta
-            print(f"wrote {path}  {len(made.instance.hints)} hints  {meta['expected_status']} "
-                  f"(count {meta['expected_count']}, certified by {args.certify} in {made.certificate['wall_s']:.2f} s)"
-                  f"  {time.perf_counter() - t0:.2f} s", flush=True)
-    return 1 if failed else 0
+    tasks = [SeedTask(settings(i), args.seed + i, str(out), args.question_limit, args.keep_existing)
+             for i in range(args.number)]
+    return make_all(tasks, executor=args.executor or "local", jobs=args.jobs, scheduler=args.scheduler,
+                    emit=lambda line: print(line, flush=True))
 
 
 def _stop_on_sigterm() -> Any:
@@ -484,18 +488,6 @@ def _stop_on_sigterm() -> Any:
         raise KeyboardInterrupt("SIGTERM")
 
     return signal.signal(signal.SIGTERM, stop)
-
-
-def _made_by(path: Path, command: str) -> bool:
-    """True when ``path`` is a native instance whose meta records ``command``."""
-    from harness.puzzle.formats import read_instance
-
-    if not path.exists():
-        return False
-    try:
-        return read_instance(path, "native").meta.get("command") == command
-    except InputError:  # a broken file is made again
-        return False
 
 
 # --------------------------------------------------------------------------- convert

@@ -44,7 +44,8 @@ def test_config_example_in_readme_is_valid(tmp_path):
     config = parse_config(tomllib.loads(_toml_block("[[pairs]]")), cfg, require_instances=True)
     assert config.task.label == "count-2" and config.limits.grace_s == 5
     assert [p.label for p in config.pairs] == ["sat[encoding=totalizer,solver=glucose4]/placement",
-                                                 "cpsat/placement"]
+                                                 "cpsat/placement",
+                                                 "race[cpsat/placement,sat[solver=glucose4]/placement]"]
     assert len(config.instance_paths) == 4 + 3  # the smoke directory and the seeds suite
 
 
@@ -141,7 +142,7 @@ def test_the_tour_runs_as_printed(tmp_path):
                              timeout=300)
         assert res.returncode == 0, (command, res.stdout[-2000:], res.stderr[-2000:])
         ran += 1
-    assert ran == 10
+    assert ran == 11
     assert (tmp_path / "results" / "smoke" / "report" / "index.html").is_file()
     assert (tmp_path / "puzzle7").read_text().startswith("# Row clues")
 

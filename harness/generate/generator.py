@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import random
+import shlex
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -138,7 +139,7 @@ class Settings:
             args.append("--touching")
         if self.unsat:
             args.append(f"--unsat {self.unsat}")
-        args.append(f"--certify {self.certify} --seed {seed}")
+        args.append(f"--certify {shlex.quote(self.certify)} --seed {seed}")
         if self.prefix != "gen":
             args.append(f"--prefix {self.prefix}")
         return " ".join(args) + " --out DIR"
@@ -452,6 +453,9 @@ def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: P
     t_cert = time.perf_counter()
 
     cert = certificate(result, settings.certify)
+    race = getattr(certifier, "last_race", None)
+    if race is not None:  # certified by a race: who won, and how the other legs ended
+        cert.update(won_by=race.winner_label, race=race.to_detail()["race"]["legs"])
     seconds = {"plant_s": t_plant - t0, "hints_s": t_hints - t_plant, "certify_s": t_cert - t_hints,
                "total_s": t_cert - t0}
     meta = _meta(settings, seed, planted, puzzle, cert, unsat_note, oracle_stats, seconds)
@@ -490,7 +494,7 @@ def _break_until_unsat(puzzle: Instance, planted: Board, settings: Settings, see
 
 def _meta(settings: Settings, seed: int, planted: Board, puzzle: Instance, cert: dict[str, Any],
           unsat: dict[str, Any], oracle: dict[str, Any], seconds: dict[str, float]) -> dict[str, Any]:
-    pair = settings.certify
+    pair = settings.certify if "won_by" not in cert else f"{cert['won_by']} (winning the race {settings.certify})"
     if unsat:
         expected: dict[str, Any] = {
             "expected_status": "unsat", "expected_count": 0,

@@ -47,6 +47,7 @@ from harness.report.completeness import Completeness, load_campaign
 from harness.report.counts import counts_table, is_counting
 from harness.report.play import is_play, paired_table, play_headline, play_table, shots_figure
 from harness.report.problems import all_problems
+from harness.report.races import is_race, race_table
 
 NA = "–"
 """How a missing value (NaN, null) is shown in the HTML and Markdown tables."""
@@ -400,6 +401,8 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
     parts += ['<h2 id="matrix-section">Every run: instance × pair</h2>', sections["matrix"]]
     if sections.get("games"):
         parts += ['<h2 id="games">Games</h2>', sections["games"]]
+    if sections.get("races"):
+        parts += ['<h2 id="races">Races: which leg won</h2>', f'<p class="sub">{RACE_NOTE}</p>', sections["races"]]
         if "play_shots" in figures:
             parts.append(f'<figure id="fig-play"><img alt="shots per game" '
                          f'src="data:image/png;base64,{figures["play_shots"]}"><figcaption>Shots to sink the '
@@ -447,6 +450,10 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
     return "\n".join(parts) + "\n"
 
 
+RACE_NOTE = ("A race runs its pairs at once, each in its own worker; the first decided answer wins and the others "
+             "are killed. Its wall time is the winner's; its CPU time is every leg's together.")
+
+
 def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
               pngs: list[str], skipped: dict[str, str], files: list[str], shift_s: float,
               extra: dict[str, Any]) -> str:
@@ -482,6 +489,9 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
                 "on the same hidden deployments (positive: more shots than the best):", "",
                 table(extra["paired"].drop(columns="board").round(3)), "",
                 "![shots per game](play_shots.png)" if "play_shots.png" in pngs else "", ""]
+    races = extra.get("races")
+    if races is not None and not races.empty:
+        out += ["## Races: which leg won", "", RACE_NOTE, "", table(races.round(3)), ""]
     groups: pd.DataFrame = extra["failure_groups"]
     out += ["## Failures: errors, memouts and timeouts", ""]
     out += [table(groups) if not groups.empty else "_No run ended in error, memout or timeout._", "",
@@ -563,6 +573,8 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
                     "completeness": completeness.by_pair}
     if is_counting(df).any():
         extra_tables["counts"] = counts_table(df)
+    if is_race(df).any():
+        extra_tables["races"] = race_table(df)
     if play.any():
         extra_tables["play"] = play_table(df)
         extra_tables["paired"] = paired_table(df)
@@ -576,6 +588,8 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
         "failures": evidence.failures_html(df, html_table),
         "problems": evidence.problems_html(problems, known),
     }
+    if "races" in extra_tables:
+        sections["races"] = html_table(extra_tables["races"].round(3))
     if play.any():
         sections["games"] = (html_table(extra_tables["play"].drop(columns="board").round(3),
                                         first_row_class="best")
@@ -620,7 +634,7 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     summary = out / "summary.md"
     extra = {"completeness": completeness, "failure_groups": evidence.failure_groups(df), "problems": problems,
              "counts": extra_tables.get("counts"), "play": extra_tables.get("play"),
-             "paired": extra_tables.get("paired")}
+             "paired": extra_tables.get("paired"), "races": extra_tables.get("races")}
     summary.write_text(_markdown(title, subtitle, headline, tables, pngs, skipped, ["index.html"] + files,
                                  shift_s, extra), encoding="utf-8")
     return {"index.html": index, "summary.md": summary, **written}

@@ -163,6 +163,8 @@ def execute_spec(pool: WorkerPool, spec: RunSpec) -> dict[str, Any]:
         return _execute_count(pool, spec, started)
     if spec.task.play:
         return _execute_play(pool, spec, started)
+    if spec.pair.legs:
+        return _execute_race(pool, spec)
     request = RunRequest(spec.instance, spec.pair.backend, spec.pair.formulation, spec.task,
                          spec.options, spec.limits.time_s, spec.limits.memory_mb)
     execution = pool.execute(request)
@@ -170,6 +172,31 @@ def execute_spec(pool: WorkerPool, spec: RunSpec) -> dict[str, Any]:
     result = execution.judge(request)
     started = (ended - dt.timedelta(seconds=execution.wall_s)).isoformat(timespec="milliseconds")
     return make_record(spec, execution, result, started, ended.isoformat(timespec="milliseconds"))
+
+
+def _execute_race(pool: WorkerPool, spec: RunSpec) -> dict[str, Any]:
+    """A racing portfolio (:mod:`harness.runner.race`): the standing leg's answer, the race's wall time, every
+    leg's CPU time; ``detail`` (JSON) names the winner and how each leg ended."""
+    from harness.runner.race import race
+
+    requests = []
+    for leg in spec.pair.legs:
+        options = leg.option_dict
+        if spec.seed is not None:
+            options["seed"] = spec.seed
+        requests.append(RunRequest(spec.instance, leg.backend, leg.formulation, spec.task, options,
+                                   spec.limits.time_s, spec.limits.memory_mb))
+    outcome = race(pool, requests, [leg.label for leg in spec.pair.legs])
+    ended = dt.datetime.now(dt.timezone.utc)
+    started = (ended - dt.timedelta(seconds=outcome.wall_s)).isoformat(timespec="milliseconds")
+    standing = spec.pair.legs[outcome.decided_by]
+    rec = make_record(spec, outcome.execution, outcome.result, started, ended.isoformat(timespec="milliseconds"))
+    library = _LIBRARY.get(standing.backend, standing.backend)
+    versions = outcome.result.versions or {}
+    rec.update(options=dumps({"race": [leg.label for leg in spec.pair.legs]}),
+               solver_version=f"{library} {versions[library]}" if library in versions else None,
+               detail=dumps({**outcome.to_detail(), "detail": outcome.result.detail or ""}))
+    return rec
 
 
 def _execute_count(pool: WorkerPool, spec: RunSpec, started: str) -> dict[str, Any]:

@@ -79,9 +79,12 @@ class PairSpec:
     formulation: str
     options: tuple[tuple[str, Any], ...] = ()  # as configured (not the defaults), sorted
     games: int | None = None  # the play task: this pair's games per seed (None: the config's games)
+    legs: tuple["PairSpec", ...] = ()  # a race (backend = formulation = "race"): its pairs, in order
 
     @property
     def label(self) -> str:
+        if self.legs:
+            return "race[" + ",".join(leg.label for leg in self.legs) + "]"
         opts = ",".join(f"{k}={_text(v)}" for k, v in self.options)
         return f"{self.backend}[{opts}]/{self.formulation}" if opts else f"{self.backend}/{self.formulation}"
 
@@ -266,22 +269,59 @@ def _add_pair(pairs: list[PairSpec], pair: PairSpec, path: Path, where: str) -> 
 
 def _pairs(data: dict[str, Any], path: Path) -> list[PairSpec]:
     pairs: list[PairSpec] = []
-    for where, entry in _pair_tables(data, path, _PAIR_KEYS):
-        backend = _get(entry, "backend", str, path, required=True, where=f"{where}.backend")
-        formulation = _get(entry, "formulation", str, path, where=f"{where}.formulation") or "placement"
-        options = _get(entry, "options", dict, path, where=f"{where}.options") or {}
-        try:
-            cls = check_pair(backend, formulation)
-            _option_types(cls, options, path, where)
-            resolved = cls.resolve_options(options)
-        except InputError as exc:
-            if isinstance(exc, ConfigError):
-                raise
-            raise ConfigError(path, where, str(exc)) from None
-        # keep the configured values, converted to their declared types
-        _add_pair(pairs, PairSpec(backend, formulation, tuple(sorted((k, resolved[k]) for k in options))), path,
-                  where)
+    for where, entry in _pair_tables(data, path, (*_PAIR_KEYS, "race")):
+        if "race" in entry:
+            _add_pair(pairs, _race(entry, path, where), path, where)
+            continue
+        _add_pair(pairs, _pair(entry, path, where), path, where)
     return pairs
+
+
+def _pair(entry: dict[str, Any], path: Path, where: str) -> PairSpec:
+    """One ``[[pairs]]`` table (or one leg of a race) checked against its backend."""
+    backend = _get(entry, "backend", str, path, required=True, where=f"{where}.backend")
+    formulation = _get(entry, "formulation", str, path, where=f"{where}.formulation") or "placement"
+    options = _get(entry, "options", dict, path, where=f"{where}.options") or {}
+    try:
+        cls = check_pair(backend, formulation)
+        _option_types(cls, options, path, where)
+        resolved = cls.resolve_options(options)
+    except InputError as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(path, where, str(exc)) from None
+    # keep the configured values, converted to their declared types
+    return PairSpec(backend, formulation, tuple(sorted((k, resolved[k]) for k in options)))
+
+
+def _race(entry: dict[str, Any], path: Path, where: str) -> PairSpec:
+    """``race = ["cpsat/placement", { backend = "sat", options = { solver = "glucose4" } }, ...]``: a racing
+    portfolio of two or more pairs (labels as strings, or tables as in ``[[pairs]]``)."""
+    from harness.runner.race import RACE, parse_leg
+
+    if set(entry) != {"race"}:
+        raise ConfigError(path, where, "a race pair has only 'race' (its pairs carry backend, formulation, options)")
+    raw = _get(entry, "race", list, path, where=f"{where}.race")
+    legs: list[PairSpec] = []
+    for i, item in enumerate(raw):
+        place = f"{where}.race[{i}]"
+        if isinstance(item, str):
+            try:
+                backend, formulation, options = parse_leg(item)
+            except InputError as exc:
+                raise ConfigError(path, place, str(exc)) from None
+            item = {"backend": backend, "formulation": formulation, "options": options}
+        elif not isinstance(item, dict):
+            raise ConfigError(path, place, f"must be a pair's label or table, not {_toml_type(item)}")
+        else:
+            _unknown(item, _PAIR_KEYS, path, f"{place}.")
+        leg = _pair(item, path, place)
+        if any(other.label == leg.label for other in legs):
+            raise ConfigError(path, place, f"pair {leg.label} is in the race twice")
+        legs.append(leg)
+    if len(legs) < 2:
+        raise ConfigError(path, f"{where}.race", "a race needs at least two pairs")
+    return PairSpec(RACE, RACE, legs=tuple(legs))
 
 
 def _count_pairs(data: dict[str, Any], path: Path, task: Task) -> list[PairSpec]:

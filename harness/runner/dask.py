@@ -38,29 +38,35 @@ def execute_on_worker(spec: RunSpec, grace_s: float, warm: bool) -> dict[str, An
         return failed_record(spec, exc, started)
 
 
+def connect(scheduler: str | None, jobs: int = 1) -> tuple[Any, Any]:
+    """(client, cluster or None): a client of the scheduler at ``scheduler``, or of a new LocalCluster of
+    ``jobs`` single-threaded worker processes for ``None``/``"local"`` (shared by campaigns and generate)."""
+    try:
+        import distributed
+    except ImportError:
+        raise UsageError("executor 'dask' needs dask.distributed: pip install 'battlebench[dask]'") from None
+    if scheduler in (None, "", "local"):
+        cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                           dashboard_address=None)
+        return distributed.Client(cluster), cluster
+    try:
+        return distributed.Client(scheduler, timeout="20s"), None
+    except (OSError, TimeoutError) as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+
+
 class DaskExecutor:
     """Submit every run to a dask.distributed cluster and yield records as they finish."""
 
     def __init__(self, scheduler: str | None, jobs: int = 1, grace_s: float = DEFAULT_GRACE_S,
                  warm: bool = True, client: Any = None):
-        try:
-            import distributed
-        except ImportError:
-            raise UsageError("executor 'dask' needs dask.distributed: pip install 'battlebench[dask]'") from None
         self.grace_s, self.warm = grace_s, warm
         self._cluster = None
         self._own_client = client is None
         if client is not None:
             self.client = client
-        elif scheduler in (None, "", "local"):
-            self._cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                                     dashboard_address=None)
-            self.client = distributed.Client(self._cluster)
         else:
-            try:
-                self.client = distributed.Client(scheduler, timeout="20s")
-            except (OSError, TimeoutError) as exc:
-                raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+            self.client, self._cluster = connect(scheduler, jobs)
         self._futures: list[Any] = []
         self._by_key: dict[str, RunSpec] = {}
         self._first_seen: dict[str, float] = {}  # task key -> monotonic time it was first seen processing
@@ -131,4 +137,4 @@ class DaskExecutor:
             self._cluster.close()
 
 
-__all__ = ["DaskExecutor", "execute_on_worker"]
+__all__ = ["DaskExecutor", "connect", "execute_on_worker"]

@@ -7,7 +7,7 @@ every board verified and classified in the calling process.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.backends.registry import check_pair
 from harness.core.status import Task
@@ -15,6 +15,9 @@ from harness.errors import BackendError
 from harness.puzzle.instance import Instance
 from harness.runner.process import DEFAULT_GRACE_S, RunRequest, WorkerPool
 from harness.solve import SolveResult
+
+if TYPE_CHECKING:
+    from harness.runner.race import RaceResult
 
 
 class IsolatedSolver:
@@ -43,6 +46,19 @@ class IsolatedSolver:
         result.times["wall_s"] = execution.wall_s
         result.times["cpu_s"] = execution.cpu_s
         return result
+
+    def race(self, instance: Instance, legs: list[tuple[str, str, dict[str, Any]]], task: Task = Task(),
+             time_limit_s: float | None = None) -> "RaceResult":
+        """Race the legs ``(backend, formulation, options)`` on ``instance`` (:mod:`harness.runner.race`)."""
+        from harness.runner.race import leg_label, race
+
+        requests, labels = [], []
+        for backend, formulation, options in legs:
+            check_pair(backend, formulation).resolve_options(dict(options))  # usage errors before any process
+            requests.append(RunRequest(instance, backend, formulation, task, dict(options), time_limit_s,
+                                       self.memory_mb))
+            labels.append(leg_label(backend, formulation, options))
+        return race(self.pool, requests, labels)
 
     def build(self, instance: Instance, backend: str, formulation: str,
               options: dict[str, Any] | None = None, timeout_s: float = 600) -> dict[str, Any]:

@@ -310,6 +310,18 @@ class WorkerPool:
             worker.close()
         return ex
 
+    def checkout(self, backend: str, options: dict[str, Any] | None) -> tuple[str, WorkerProcess]:
+        """(key, worker) of a backend with its options, for a caller that drives the worker itself (a race)."""
+        key = run_key(backend, options)
+        return key, self._worker(key)
+
+    def checkin(self, key: str, worker: WorkerProcess, ok: bool) -> None:
+        """Give a checked-out worker back: kept warm when its run ended ``ok``, else replaced."""
+        if not ok or not self.warm:
+            if self._workers.get(key) is worker:
+                self._workers.pop(key, None)
+            worker.close()
+
     def call(self, backend: str, kind: str, args: tuple, timeout_s: float | None = None) -> Execution:
         """Any other request (``build``, ``pid``) in the backend's worker."""
         worker = self._worker(backend)

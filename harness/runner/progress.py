@@ -59,8 +59,8 @@ def format_duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}"
 
 
-def _runs(n: int) -> str:
-    return f"{n} run" if n == 1 else f"{n} runs"
+def _runs(n: int, unit: str = "run") -> str:
+    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
 
 
 class Progress:
@@ -74,8 +74,14 @@ class Progress:
         live: bool | None = None,
         interval_s: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        title: str = "campaign",
+        unit: str = "run",
+        resumed: str = "already stored",
     ) -> None:
         self.total = int(total)
+        self.title = title  # the header's first word: campaign, generate
+        self.unit = unit  # what is counted: run, seed
+        self.resumed = resumed  # what the header calls the ones not executed again
         self.stream = sys.stderr if stream is None else stream
         self.live = _isatty(self.stream) if live is None else bool(live)
         self.interval_s = float(interval_s)
@@ -200,7 +206,7 @@ class Progress:
         self._t0 = self.clock()
         to_execute = max(0, self.total - self.already_done)
         self._write(
-            f"campaign: {_runs(self.total)}, {self.already_done} already stored, "
+            f"{self.title}: {_runs(self.total, self.unit)}, {self.already_done} {self.resumed}, "
             f"{to_execute} to execute\n"
         )
         self._last_print = self._t0

@@ -1,0 +1,364 @@
+"""Generation at scale: the seeds of one ``battlebench generate``, here, in worker processes or on Dask.
+
+One seed is one task (:class:`SeedTask` -> :func:`make_seed` -> :class:`SeedResult`):
+plant, choose hints (a minimal-hint search journaled in ``OUT/.partial``), certify, write
+the file, drop the journal.  Seeds are independent, so :func:`make_all` runs them on the
+campaign executors' terms:
+
+* ``local``, ``jobs = 1``: in this process, one after another, sharing one warm certifier;
+* ``local``, ``jobs = N``: a pool of N spawned worker processes, a certifier each;
+* ``dask``: one Dask task per seed on a dask.distributed cluster (``scheduler`` is its
+  address, or ``local`` for a LocalCluster of ``jobs`` single-threaded workers, as
+  :mod:`harness.runner.dask` does for campaigns).  Workers write the files and the
+  journals themselves, so ``OUT`` must be the same path on every worker (one machine, or
+  a shared file system).
+
+A seed's puzzle depends only on its settings and seed, never on where or alongside what
+it ran: ``--jobs 2`` writes byte-identical files to ``--jobs 1`` (tested).  Results come
+back as seeds finish and a progress line like ``run``'s counts them (made puzzles count
+as solved, failed seeds as errors).  Ctrl-C or SIGTERM stops every seed in flight with its
+journal kept (a pool worker gets SIGTERM, which it turns into KeyboardInterrupt; an idle
+one ignores it), so the same command resumes where each seed stopped; exit 130.
+"""
+
+from __future__ import annotations
+
+import gc
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, TextIO
+
+from harness.generate.generator import GenerationError, Settings, generate, journal_path
+from harness.generate.journal import PARTIAL_DIR, Journal
+
+EXECUTORS = ("local", "dask")
+
+
+@dataclass(frozen=True)
+class SeedTask:
+    """One seed to make (picklable: it travels to pool workers and Dask)."""
+
+    settings: Settings
+    seed: int
+    out: str
+    question_limit_s: float
+    keep_existing: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.settings.name(self.seed)
+
+    @property
+    def path(self) -> Path:
+        return Path(self.out) / f"{self.name}.toml"
+
+
+@dataclass(frozen=True)
+class SeedResult:
+    """How one seed went: ``outcome`` is wrote, kept, failed or interrupted; ``message`` its line."""
+
+    seed: int
+    name: str
+    outcome: str
+    message: str
+    status: str = ""  # the puzzle's expected status (sat / unsat) when written
+    seconds: float = 0.0
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """What the progress line counts: a made puzzle as solved, a failed seed as an error."""
+        return {"status": self.status if self.outcome in ("wrote", "kept") else "error",
+                "instance": self.name, "pair": "generate", "wall_s": self.seconds}
+
+
+def made_by(path: Path, command: str) -> bool:
+    """True when ``path`` is a native instance whose meta records ``command``."""
+    from harness.errors import InputError
+    from harness.puzzle.formats import read_instance
+
+    if not path.exists():
+        return False
+    try:
+        return read_instance(path, "native").meta.get("command") == command
+    except InputError:  # a broken file is made again
+        return False
+
+
+# --------------------------------------------------------------------------- one seed
+_CERTIFIERS: dict[tuple[str, float], Any] = {}  # per process: (pair, limit) -> Certifier
+_BUSY = False  # a pool worker is making a seed (SIGTERM interrupts it) or idle (SIGTERM ends it)
+
+
+def _certifier(pair: str, limit_s: float) -> Any:
+    """This process's certifier for ``pair`` (warm workers kept across seeds; closed at exit)."""
+    from multiprocessing import util
+
+    from harness.generate.certify import Certifier
+
+    certifier = _CERTIFIERS.get((pair, limit_s))
+    if certifier is None:
+        certifier = _CERTIFIERS[(pair, limit_s)] = Certifier(pair, limit_s=limit_s)
+        util.Finalize(None, certifier.close, exitpriority=10)  # runs at a pool worker's exit, atexit does not
+    return certifier
+
+
+def close_certifiers() -> None:
+    for certifier in _CERTIFIERS.values():
+        certifier.close()
+    _CERTIFIERS.clear()
+
+
+def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) -> SeedResult:
+    """Make one seed's puzzle and write it (module docstring); never raises for a seed that fails."""
+    global _BUSY
+    settings, seed, path = task.settings, task.seed, task.path
+    log = log if log is not None else sys.stderr
+    partial = Path(task.out) / PARTIAL_DIR  # journals of minimal-hint searches not finished yet
+    journal = journal_path(settings, seed, partial)
+    kept = f"; the oracle's answers so far are kept in {journal}"
+    t0 = time.perf_counter()
+    if task.keep_existing and made_by(path, settings.command(seed)):
+        journal.unlink(missing_ok=True)  # left by a stop just after the file was written
+        return SeedResult(seed, task.name, "kept", f"kept {path} (made by the same command)")
+
+    def resuming(j: Journal) -> None:
+        print(f"resuming from {j.path} ({j.resumable} oracle answers recorded)", file=log, flush=True)
+
+    _BUSY = True
+    try:
+        certifier = certifier if certifier is not None else _certifier(settings.certify, settings.certify_limit_s)
+        made = generate(settings, seed, certifier, journal_dir=partial, on_resume=resuming,
+                        question_limit_s=task.question_limit_s)
+        from harness.puzzle.formats import write_instance
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_instance(made.instance, path, "native")
+        if made.journal is not None:
+            made.journal.finish()
+    except GenerationError as exc:  # reported; the other seeds go on
+        return SeedResult(seed, task.name, "failed", str(exc) + (kept if journal.exists() else ""),
+                          seconds=time.perf_counter() - t0)
+    except KeyboardInterrupt:
+        gc.collect()  # the solvers the traceback held are freed here, not during interpreter shutdown
+        tail = kept + ": the same command resumes from them" if journal.exists() else ""
+        return SeedResult(seed, task.name, "interrupted", f"seed {seed}: interrupted{tail}",
+                          seconds=time.perf_counter() - t0)
+    finally:
+        _BUSY = False
+    meta = made.instance.meta
+    wall = time.perf_counter() - t0
+    message = (f"wrote {path}  {len(made.instance.hints)} hints  {meta['expected_status']} "
+               f"(count {meta['expected_count']}, certified by {made.certificate.get('pair', settings.certify)} "
+               f"in {made.certificate['wall_s']:.2f} s)  {wall:.2f} s")
+    return SeedResult(seed, task.name, "wrote", message, str(meta["expected_status"]), wall)
+
+
+# --------------------------------------------------------------------------- executors
+def _pool_worker_init() -> None:
+    """A pool worker: SIGTERM interrupts the seed in hand (journal kept) and is ignored by an idle
+    worker; Ctrl-C is left to the parent, which forwards it as SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def stop(signum: int, frame: Any) -> None:
+        if _BUSY:  # idle: nothing to stop (the pool's shutdown ends the worker)
+            raise KeyboardInterrupt("SIGTERM")
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def _in_process(tasks: list[SeedTask], log: TextIO) -> Iterator[SeedResult | None]:
+    from harness.generate.certify import Certifier
+
+    by_pair: dict[tuple[str, float], Any] = {}
+    try:
+        for task in tasks:
+            key = (task.settings.certify, task.settings.certify_limit_s)
+            if key not in by_pair:
+                by_pair[key] = Certifier(*key[:1], limit_s=key[1])
+            result = make_seed(task, by_pair[key], log)
+            yield result
+            if result.outcome == "interrupted":
+                return
+    finally:
+        for certifier in by_pair.values():
+            certifier.close()
+
+
+class _Pool:
+    """``jobs`` spawned worker processes (concurrent.futures), one seed per task."""
+
+    def __init__(self, jobs: int):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_pool_worker_init)
+        self.futures: dict[Any, SeedTask] = {}
+        self.started: dict[Any, float] = {}
+
+    def submit(self, task: SeedTask) -> Any:
+        future = self.pool.submit(make_seed, task)
+        self.futures[future] = task
+        return future
+
+    def wait(self, pending: set, timeout: float) -> tuple[set, set]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        return wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+
+    def running(self) -> list[tuple[str, str, float]]:
+        now = time.monotonic()
+        out = []
+        for future, task in list(self.futures.items()):
+            if future.running():
+                out.append((task.name, "generate", now - self.started.setdefault(future, now)))
+        return out
+
+    def interrupt(self) -> None:
+        """SIGTERM every worker: a seed in hand ends with its journal kept (idle workers ignore it)."""
+        for future in self.futures:
+            future.cancel()
+        for process in list(getattr(self.pool, "_processes", {}).values()):
+            try:
+                process.terminate()
+            except (OSError, ValueError):
+                pass
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Dask:
+    """One Dask task per seed (:func:`harness.runner.dask.connect` gives the client)."""
+
+    def __init__(self, scheduler: str | None, jobs: int):
+        from harness.runner.dask import connect
+
+        self.client, self.cluster = connect(scheduler, jobs)
+        self.futures: dict[Any, SeedTask] = {}
+
+    def submit(self, task: SeedTask) -> Any:
+        future = self.client.submit(make_seed, task, key=f"battlebench-seed-{task.name}", pure=False)
+        self.futures[future] = task
+        return future
+
+    def wait(self, pending: set, timeout: float) -> tuple[set, set]:
+        import distributed
+
+        try:
+            return distributed.wait(pending, timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return set(), pending
+
+    def running(self) -> list[tuple[str, str, float]]:
+        return []
+
+    def interrupt(self) -> None:
+        self.client.cancel(list(self.futures), force=True)
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _spread(tasks: list[SeedTask], runner: Any) -> Iterator[SeedResult | None]:
+    """Submit every task; yield results as they finish (None: a heartbeat)."""
+    from harness.runner.local import HEARTBEAT_S
+
+    pending = set()
+    for task in tasks:
+        pending.add(runner.submit(task))
+    while pending:
+        done, pending = runner.wait(pending, HEARTBEAT_S)
+        if not done:
+            yield None
+        for future in done:
+            task = runner.futures[future]
+            try:
+                yield future.result()
+            except Exception as exc:  # noqa: BLE001 - the worker process itself died
+                yield SeedResult(task.seed, task.name, "failed",
+                                 f"seed {task.seed}: the worker making it died ({type(exc).__name__}: {exc}); "
+                                 "the same command resumes from its journal")
+
+
+def make_all(tasks: list[SeedTask], *, executor: str = "local", jobs: int = 1, scheduler: str | None = None,
+             emit: Callable[[str], None] = print, stream: TextIO | None = None, live: bool | None = None,
+             interval_s: float = 10.0) -> int:
+    """Make every seed (module docstring); print each result's line with ``emit`` and a progress line on
+    ``stream``.  Exit code: 0, 1 if a seed failed, 130 if interrupted."""
+    from harness.runner.progress import Progress
+
+    stream = stream if stream is not None else sys.stderr
+    if len(tasks) == 1:  # one seed: its own lines say it all
+        import io
+
+        stream, live = io.StringIO(), False
+    kept = [t for t in tasks if t.keep_existing and made_by(t.path, t.settings.command(t.seed))]
+    todo = [t for t in tasks if t not in kept]
+    runner: Any = None
+    if todo and not (executor == "local" and jobs == 1):  # connect first: a bad scheduler fails before any output
+        runner = _Pool(jobs) if executor == "local" else _Dask(scheduler, jobs)
+    progress = Progress(len(tasks), stream=stream, live=live, interval_s=interval_s, title="generate",
+                        unit="seed", resumed="already made")
+    progress.start(len(kept), [{"status": "sat"}] * len(kept))
+    progress.running = getattr(runner, "running", None)
+    for task in kept:
+        journal_path(task.settings, task.seed, Path(task.out) / PARTIAL_DIR).unlink(missing_ok=True)
+        emit(f"kept {task.path} (made by the same command)")
+    failed = interrupted = False
+    results: Iterator[SeedResult | None] = _in_process(todo, sys.stderr) if runner is None else _spread(todo, runner)
+    try:
+        try:
+            for result in results:
+                if result is None:
+                    progress.tick()
+                    continue
+                _show(result, emit, progress)
+                failed |= result.outcome == "failed"
+                interrupted |= result.outcome == "interrupted"
+        except KeyboardInterrupt:
+            interrupted = True
+            if runner is not None:
+                runner.interrupt()
+                _drain(runner, emit, progress)
+    finally:
+        if runner is not None:
+            runner.close()
+        progress.close(interrupted=interrupted)
+    return 130 if interrupted else 1 if failed else 0
+
+
+def _drain(runner: Any, emit: Callable[[str], None], progress: Any, timeout_s: float = 30.0) -> None:
+    """After an interrupt: report the seeds in flight as they stop (their journals kept)."""
+    end = time.monotonic() + timeout_s
+    for future in list(runner.futures):
+        if future.cancelled():
+            continue
+        try:
+            result = future.result(timeout=max(0.1, end - time.monotonic()))
+        except Exception:  # noqa: BLE001 - cancelled, died or still running: its journal is on disk
+            continue
+        if result.outcome != "kept":
+            _show(result, emit, progress)
+
+
+def _show(result: SeedResult, emit: Callable[[str], None], progress: Any) -> None:
+    if result.outcome in ("wrote", "kept"):
+        if progress.live:
+            progress.note(result.message)  # above the live line, not through it
+        else:
+            emit(result.message)
+    elif progress.live:
+        progress.note(f"battlebench: error: {result.message}")
+    else:
+        print(f"battlebench: error: {result.message}", file=sys.stderr, flush=True)
+    if result.outcome != "interrupted":
+        progress.update(result.record)
+
+
+__all__ = ["EXECUTORS", "SeedResult", "SeedTask", "close_certifiers", "made_by", "make_all", "make_seed"]

@@ -1,0 +1,133 @@
+"""``battlebench generate --jobs N`` and ``--executor dask``: the same puzzles as one at a time, resumable."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from harness.cli import main
+from harness.generate.journal import PARTIAL_DIR
+from harness.puzzle.formats import read_instance
+
+SMALL = ["generate", "--rows", "7", "--cols", "7", "--fleet", "1:2,2:1,3:1", "--hints", "minimal", "--number", "4",
+         "--seed", "20", "--certify", "sat/cell"]
+
+
+def _made(out):
+    return {f.name: (read_instance(f).content_hash(), read_instance(f).hints) for f in sorted(out.glob("*.toml"))}
+
+
+def test_jobs_2_makes_the_same_puzzles_as_jobs_1_with_a_progress_line(tmp_path, capsys):
+    assert main([*SMALL, "--out", str(tmp_path / "one")]) == 0
+    capsys.readouterr()
+    assert main([*SMALL, "--jobs", "2", "--out", str(tmp_path / "two")]) == 0
+    captured = capsys.readouterr()
+    one, two = _made(tmp_path / "one"), _made(tmp_path / "two")
+    assert len(one) == 4 and one == two
+    assert sorted(line.split()[1] for line in captured.out.splitlines()) == \
+        sorted(str(tmp_path / "two" / name) for name in two)
+    err = captured.err.splitlines()
+    assert err[0] == "generate: 4 seeds, 0 already made, 4 to execute"
+    assert err[-1].startswith("[4/4 100%] solved 4")
+    assert not (tmp_path / "two" / PARTIAL_DIR).exists()
+
+
+def test_keep_existing_with_jobs_counts_the_kept_seeds_as_made(tmp_path, capsys):
+    out = tmp_path / "k"
+    assert main([*SMALL, "--number", "2", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main([*SMALL, "--jobs", "2", "--keep-existing", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert sum(line.startswith("kept ") for line in captured.out.splitlines()) == 2
+    assert sum(line.startswith("wrote ") for line in captured.out.splitlines()) == 2
+    assert captured.err.splitlines()[0] == "generate: 4 seeds, 2 already made, 2 to execute"
+
+
+def test_a_failing_seed_in_a_worker_is_reported_and_the_others_kept(tmp_path, capsys):
+    out = tmp_path / "f"
+    code = main(["generate", "--rows", "3", "--cols", "3", "--fleet", "3:3", "--number", "2", "--jobs", "2",
+                 "--certify", "sat/cell", "--out", str(out)])
+    assert code == 1
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("battlebench: error:")]
+    assert len(err) == 2 and all("cannot place the fleet" in line for line in err)
+
+
+def test_dask_local_cluster_makes_the_same_puzzles(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    assert main([*SMALL, "--number", "3", "--out", str(tmp_path / "one")]) == 0
+    assert main([*SMALL, "--number", "3", "--executor", "dask", "--scheduler", "local", "--jobs", "2",
+                 "--out", str(tmp_path / "dask")]) == 0
+    assert _made(tmp_path / "one") == _made(tmp_path / "dask")
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--jobs", "0"], "--jobs"),
+    (["--executor", "local", "--scheduler", "tcp://x:1"], "--scheduler"),
+    (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler"),
+])
+def test_bad_executor_arguments_are_one_line(tmp_path, capsys, argv, needle):
+    if "dask" in argv:
+        pytest.importorskip("distributed")
+    out = tmp_path / "x"
+    assert main([*SMALL, "--out", str(out), *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0] and "Traceback" not in err[0]
+    assert not list(out.glob("*.toml"))
+
+
+def test_sigterm_stops_every_seed_in_flight_with_its_journal_and_the_same_command_resumes(tmp_path):
+    out = tmp_path / "out"
+    argv = ["generate", "--rows", "15", "--cols", "15", "--hints", "minimal", "--seed", "2", "--number", "2",
+            "--jobs", "2", "--out", str(out)]
+    cmd = [sys.executable, "-m", "harness.cli", *argv]
+    journals = [out / PARTIAL_DIR / f"gen_15x15_minimal_s{s}.jsonl" for s in (2, 3)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:
+        if all(j.exists() and len(j.read_text().splitlines()) > 3 for j in journals):
+            break
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.fail(f"generation ended before it could be interrupted: {proc.communicate()}")
+    os.kill(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.count("interrupted; the oracle's answers so far are kept") == 2, err
+    assert "Traceback" not in err
+    assert all(j.exists() for j in journals) and not list(out.glob("*.toml"))
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("resuming from") == 2
+    assert main(["generate", "--rows", "15", "--cols", "15", "--hints", "minimal", "--seed", "2", "--number", "2",
+                 "--out", str(tmp_path / "ref")]) == 0  # uninterrupted, one at a time
+    assert _made(out) == _made(tmp_path / "ref")
+    assert not (out / PARTIAL_DIR).exists()
+
+
+def test_certify_by_a_race_records_the_winner_and_the_command_reproduces(tmp_path, capsys):
+    import shlex
+
+    race = "cpsat/placement,sat[solver=glucose4]/placement"
+    argv = ["generate", "--rows", "7", "--cols", "7", "--fleet", "1:2,2:1,3:1", "--hints", "minimal", "--seed", "4",
+            "--certify", race]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    assert "certified by" in capsys.readouterr().out
+    inst = read_instance(tmp_path / "a" / "gen_7x7_minimal_s4.toml")
+    cert = inst.meta["certificate"]
+    assert cert["pair"] == race and cert["won_by"] in ("cpsat/placement", "sat[solver=glucose4]/placement")
+    assert [leg["pair"] for leg in cert["race"]] == ["cpsat/placement", "sat[solver=glucose4]/placement"]
+    assert cert["count"] == 1 and cert["complete"] and f"winning the race {race}" in inst.meta["expected_evidence"]
+    again = shlex.split(inst.meta["command"].replace("--out DIR", f"--out {tmp_path / 'b'}"))[1:]
+    assert again[again.index("--certify") + 1] == race
+    assert main(again) == 0
+    assert read_instance(tmp_path / "b" / "gen_7x7_minimal_s4.toml").content_hash() == inst.content_hash()
+    for bad, needle in (("cpsat/placement,cpsat/placement", "twice"), ("cpsat/placement,sat[solver]/placement",
+                                                                        "KEY=VALUE")):
+        assert main([*argv[:-1], bad, "--out", str(tmp_path / "c")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and needle in err[0]
