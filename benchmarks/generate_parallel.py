@@ -7,7 +7,9 @@ Each (jobs, round) is one ``battlebench generate --number SEEDS`` command run as
 process into a fresh directory; rounds alternate the order of the jobs values (1, 2, then
 2, 1, ...) so a drift in the machine's load does not favour one.  Recorded per command:
 wall time, CPU time of the whole process tree (``RUSAGE_CHILDREN``: the command, its pool
-workers and their solver workers), and the load average before it.  Every command must
+workers and their solver workers), the load average before it, and the CPU time every
+*other* process on the machine used meanwhile (``/proc/stat`` less the command's own): a
+shared machine's contention, which a parallel run feels most.  Every command must
 make the same puzzles (content hashes); the ratio is the median wall time of each jobs
 value over the median of ``--jobs 1``.  Writes ``results.json`` and ``README.md``; exits 1
 when the best ratio misses ``--goal`` (default 0.6, the issue's).
@@ -31,6 +33,18 @@ from pathlib import Path
 from harness.puzzle.formats import read_instance
 
 
+def _machine_cpu() -> float | None:
+    """CPU seconds every process on the machine has used (/proc/stat: user, nice, system, irq, softirq, steal)."""
+    try:
+        with open("/proc/stat") as fh:
+            fields = fh.readline().split()[1:]
+    except OSError:
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / ticks
+
+
 def _cpu_children() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -41,14 +55,16 @@ def run_once(args: argparse.Namespace, jobs: int, out: Path) -> dict:
            "--hints", args.hints, "--number", str(args.seeds), "--seed", str(args.seed), "--certify", args.certify,
            "--jobs", str(jobs), "--out", str(out)]
     load = os.getloadavg()[0]
-    cpu0, t0 = _cpu_children(), time.perf_counter()
+    machine0, cpu0, t0 = _machine_cpu(), _cpu_children(), time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True)
     wall, cpu = time.perf_counter() - t0, _cpu_children() - cpu0
+    machine1 = _machine_cpu()
+    others = None if machine0 is None or machine1 is None else max(machine1 - machine0 - cpu, 0.0)
     if done.returncode != 0:
         raise SystemExit(f"generate --jobs {jobs} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
     hashes = {f.name: read_instance(f).content_hash() for f in sorted(out.glob("*.toml"))}
     return {"jobs": jobs, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "load_before": round(load, 2),
-            "puzzles": hashes}
+            "others_cpu_s": None if others is None else round(others, 1), "puzzles": hashes}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,9 +112,10 @@ def main(argv: list[str] | None = None) -> int:
              "", f"Measured {when} on {platform.node()} ({os.cpu_count()} cores). Command: `{command}`", "",
              "| jobs | median wall s | median CPU s | wall ratio to jobs 1 |", "|---:|---:|---:|---:|"]
     lines += [f"| {j} | {med[j]:.1f} | {cpu[j]:.1f} | {ratios[j]:.2f} |" for j in jobs_values]
-    lines += ["", "Every command:", "", "| round | jobs | wall s | CPU s | load before |", "|---:|---:|---:|---:|---:|"]
-    lines += [f"| {r['round']} | {r['jobs']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r['load_before']} |"
-              for r in runs]
+    lines += ["", "Every command (others' CPU: what every other process on the machine used meanwhile):", "",
+              "| round | jobs | wall s | CPU s | load before | others' CPU s |", "|---:|---:|---:|---:|---:|---:|"]
+    lines += [f"| {r['round']} | {r['jobs']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r['load_before']} | "
+              f"{r['others_cpu_s']} |" for r in runs]
     lines += ["", f"Same puzzles from every command (content hashes): **{'yes' if same else 'NO'}**. "
               f"Goal: ratio ≤ {args.goal}: **{'met' if met else 'not met'}** (best {best:.2f}).",
               "", "CPU time is the whole process tree's (the command, its pool workers, their solver workers)."]

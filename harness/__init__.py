@@ -29,6 +29,10 @@ task
     up to K; K=2 certifies uniqueness; K=0 means all); or the counting task,
     ``deployments`` / ``boards``: every deployment (or distinct board) of a deployment
     instance, counted exactly; or ``play``: one game of a strategy.
+race
+    A racing portfolio: two or more pairs (its *legs*) run at once on one instance, each
+    in its own worker; the first decided answer wins and the other legs are killed.  In
+    a campaign it takes a pair's place (``race[cpsat/placement,sat/placement]``).
 run
     One pair on one instance for one task, once (a noun; "execute" is the verb).
 campaign
@@ -96,6 +100,7 @@ GLOSSARY = (
     "formulation",
     "backend",
     "pair",
+    "race",
     "task",
     "run",
     "campaign",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate instances/ (native TOML files, MANIFEST.toml, README.md) from ../shared.
 
-    python tools/import_instances.py [--shared PATH] [--out PATH] [--date YYYY-MM-DD]
+    python tools/import_instances.py [--shared PATH] [--out PATH] [--date YYYY-MM-DD] [--certify-times DIR ...]
 
 Writes instances/solbat/ (the 39 MiniZinc solbat .dzn files), instances/variants/
 (the 12 jolyonb puzzles) and instances/seeds/ (puzzles typed up from the seed texts),
@@ -12,6 +12,11 @@ running the script twice changes nothing.  Every ``planted`` board is checked ag
 its instance with a small checker of its own; an instance is marked expected ``sat``
 only when its planted board passes, and the script fails if a file that claims ``sat``
 by a planted board does not.
+
+``--certify-times DIR`` (default: ``reports/large-certify``, when it holds a results
+store) reads a count-2 campaign's store: for each instance one of its pairs decided
+completely (sat with a complete count, or unsat), the manifest records the fastest such
+pair and its wall time (``certify_best_pair``, ``certify_best_s``, ``certify_from``).
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ SUITES = {
     "classic": "certified-unique 10x10 puzzles, standard fleet, hint styles mixed (battlebench generate)",
     "unsat": "certified-unsat 10x10 puzzles, two of each cause (battlebench generate)",
     "large": "30x20 puzzles, default fleet: 5 hint-free, 15 with 60/120/240 random hints, 5 unique, and the "
-             "minimal-hint ones made so far (over 30 min each); counts certified (battlebench generate)",
+             "minimal-hint ones made so far (`*` hints; 13-32 min each); counts certified (battlebench generate)",
     "xl": "50x50 and 100x100 puzzles, default fleet, 60% (50x50) or 85% (100x100) of cells revealed, to show scaling (battlebench generate)",
 }
 GENERATED = ("classic", "unsat", "large", "xl")  # made by tools/generate_suites.sh, listed here only
@@ -234,7 +239,31 @@ def save(inst: Instance, target: Path) -> Path:
 
 
 # ---------------------------------------------------------------- manifest and README
-def manifest_entry(out: Path, path: Path) -> dict:
+DEFAULT_CERTIFY_TIMES = (REPO / "reports" / "large-certify",)
+
+
+def certify_times(dirs: list[Path]) -> dict[str, dict]:
+    """content hash -> the fastest complete count-2 among the stores in ``dirs`` (pair, wall s, store)."""
+    from harness.store import ResultsStore
+
+    best: dict[str, dict] = {}
+    for d in dirs:
+        if not (d / "results.sqlite").exists():
+            continue
+        with ResultsStore(d, create=False) as store:
+            for r in store.records():
+                if r["task"] != "count-2" or r["status"] not in ("sat", "unsat") or not r["complete"]:
+                    continue
+                seen = best.get(r["instance_hash"])
+                if seen is None or r["wall_s"] < seen["certify_best_s"]:
+                    best[r["instance_hash"]] = {"certify_best_pair": r["pair"],
+                                                "certify_best_s": round(float(r["wall_s"]), 2),
+                                                "certify_from": d.relative_to(REPO).as_posix()
+                                                if d.is_relative_to(REPO) else str(d)}
+    return best
+
+
+def manifest_entry(out: Path, path: Path, times: dict[str, dict] | None = None) -> dict:
     inst = read_instance(path)
     meta = inst.meta
     if "planted" in meta:
@@ -255,13 +284,14 @@ def manifest_entry(out: Path, path: Path) -> dict:
     for k in ("expected_status", "expected_count"):
         if k in meta:
             entry[k] = meta[k]
+    entry.update((times or {}).get(entry["content_hash"], {}))
     return entry
 
 
 def toml_value(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int):
+    if isinstance(v, (int, float)):
         return str(v)
     if isinstance(v, dict):
         return "{ " + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + " }"
@@ -292,6 +322,11 @@ def write_readme(out: Path, entries: list[dict], sources: dict[str, tuple[str, s
              "and the date imported.", "",
              "| suite | files | what |", "|---|---|---|"]
     lines += [f"| `{s}/` | {count[s]} | {what} |" for s, what in SUITES.items()]
+    deployments = out / "deployments"
+    if deployments.is_dir():  # counting instances, listed by tools/make_deployments.py in their own manifest
+        n = sum(1 for f in deployments.rglob("*.toml") if f.name != "MANIFEST.toml")
+        lines.insert(-1, f"| `deployments/` | {n} | counting instances (square and hex boards, named pieces), not "
+                         "puzzles: see [deployments/README.md](deployments/README.md) and its own `MANIFEST.toml` |")
     solbat, jolyonb = sources["minizinc-solbat"], sources["jolyonb-puzzles"]
     lines += ["", "## Provenance", "", "| suite | origin | author | licence |", "|---|---|---|---|",
               f"| `solbat/` | `{solbat[0]}` @ `{solbat[1]}` : `{solbat[2]}/sb_*.dzn` | {SOLBAT_AUTHOR} | "
@@ -318,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared")
     ap.add_argument("--out", type=Path, default=REPO / "instances")
     ap.add_argument("--date", help="the imported date to record (default: keep, or today)")
+    ap.add_argument("--certify-times", type=Path, action="append", default=None, metavar="DIR",
+                    help="a count-2 campaign's results directory: record each instance's fastest complete "
+                         "certification (default: reports/large-certify)")
     args = ap.parse_args(argv)
     sources = read_sources(args.shared)
     import_solbat(args.shared, args.out, sources["minizinc-solbat"], args.date)
@@ -326,7 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     order = list(SUITES)
     paths = sorted((p for p in args.out.glob("*/*.toml") if p.parent.name != "deployments"), key=lambda p: (order.index(p.parent.name)
                                                             if p.parent.name in order else 99, p.name))
-    entries = [manifest_entry(args.out, p) for p in paths]
+    times = certify_times(args.certify_times or list(DEFAULT_CERTIFY_TIMES))
+    entries = [manifest_entry(args.out, p, times) for p in paths]
     write_manifest(args.out, entries)
     write_readme(args.out, entries, sources)
     print(f"wrote {len(entries)} instances to {args.out}: "
