@@ -1,18 +1,24 @@
-"""CP-SAT workers for the generator's oracle: the same recorded questions, replayed per worker count.
+"""CP-SAT settings for the generator's oracle: the same recorded questions, replayed per setting.
 
     python benchmarks/oracle_workers.py --rows 30 --cols 20 --seed 0 --questions 50 --min-s 4 \\
         --workers 1 --workers 8 --out reports/oracle-workers
+    python benchmarks/oracle_workers.py --rows 30 --cols 20 --seed 501 --questions 40 --min-s 2 \\
+        --setting default=threads=1 --setting long-first=branching=long-first,lazy_lp=false \\
+        --out reports/oracle-branching
+
+A setting is ``LABEL=KEY=VALUE,...``: the cpsat backend's options for the oracle's CP-SAT
+fallback (``--workers N`` is short for ``--setting wN=threads=N``).
 
 1. **Record.** Run the minimal-hint search of ``battlebench generate --seed S`` (same
    planted board, same order) until the oracle has asked CP-SAT ``--questions``
    questions; keep each question (the hints, the cells that must differ) and its answer.
 2. **Replay** the questions that took at least ``--min-s`` seconds when recorded, once per
-   worker count, alternating question by question so that the machine's noise hits every
+   setting, alternating question by question so that the machine's noise hits every
    setting alike.  A replay must give the recorded answer or run past ``--limit`` (counted
    as the limit and reported).
 
-Writes ``questions.csv`` and ``summary.md`` (seconds per worker count and the ratio to the
-first one).  ``--budget`` lowers CaDiCaL's conflict budget so that small boards ask CP-SAT
+Writes ``questions.csv`` and ``summary.md`` (seconds per setting and the ratio to the
+first one; wall and CPU seconds of this process, which runs CP-SAT in-process).  ``--budget`` lowers CaDiCaL's conflict budget so that small boards ask CP-SAT
 too (used by the tests).
 """
 
@@ -33,11 +39,28 @@ class _Enough(Exception):
     """The recording has its questions."""
 
 
-def record(rows: int, cols: int, seed: int, questions: int, budget: int, workers: int) -> list[dict]:
+def parse_setting(text: str) -> tuple[str, dict]:
+    """``LABEL=KEY=VALUE,...`` -> (label, cpsat options), checked by the backend."""
+    from harness.backends.registry import get_backend
+
+    label, sep, rest = text.partition("=")
+    if not sep or not label:
+        raise SystemExit(f"--setting {text!r}: expected LABEL=KEY=VALUE,...")
+    options: dict = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise SystemExit(f"--setting {text!r}: {item!r} is not KEY=VALUE")
+        options[key] = value
+    resolved = get_backend("cpsat").resolve_options(options)  # typed and checked (UsageError otherwise)
+    return label, {k: resolved[k] for k in options}
+
+
+def record(rows: int, cols: int, seed: int, questions: int, budget: int, options: dict) -> list[dict]:
     """The first ``questions`` CP-SAT questions of a minimal-hint search, with answers and times."""
     planted, base, rng = planted_puzzle(Settings(rows, cols, hints="minimal"), seed)
     oracle = oracle_mod.UniquenessOracle(base, planted, budget=budget)
-    oracle.workers = workers
+    oracle.fallback_options = dict(options)
     asked: list[dict] = []
     real = oracle._fallback
 
@@ -60,8 +83,8 @@ def record(rows: int, cols: int, seed: int, questions: int, budget: int, workers
     return asked
 
 
-def replay(rows: int, cols: int, seed: int, asked: list[dict], workers: list[int], limit: float) -> list[dict]:
-    """Each question answered again with each worker count (alternating); seconds and agreement."""
+def replay(rows: int, cols: int, seed: int, asked: list[dict], settings: dict[str, dict], limit: float) -> list[dict]:
+    """Each question answered again with each setting (alternating); seconds and agreement."""
     planted, base, _ = planted_puzzle(Settings(rows, cols, hints="minimal"), seed)
     oracle = oracle_mod.UniquenessOracle(base, planted, fallback_limit_s=limit)
     out = []
@@ -69,17 +92,18 @@ def replay(rows: int, cols: int, seed: int, asked: list[dict], workers: list[int
         for i, q in enumerate(asked):
             row = {"question": i, "hints": len(q["hints"]), "flip": len(q["flip"]), "answer": q["answer"],
                    "recorded_s": round(q["recorded_s"], 3)}
-            for w in workers:
-                oracle.workers = w
-                t0 = time.perf_counter()
+            for w, options in settings.items():
+                oracle.fallback_options = dict(options)
+                t0, c0 = time.perf_counter(), time.process_time()
                 try:
                     got = "board" if oracle._fallback(q["hints"], q["flip"]) is not None else "none"
                 except oracle_mod.Undecided:
                     got = "over-limit"
-                row[f"w{w}_s"] = round(time.perf_counter() - t0, 3) if got != "over-limit" else limit
+                row[f"{w}_s"] = round(time.perf_counter() - t0, 3) if got != "over-limit" else limit
+                row[f"{w}_cpu_s"] = round(time.process_time() - c0, 3)
                 if got not in (q["answer"], "over-limit"):
-                    raise SystemExit(f"question {i}: {w} worker(s) answered {got}, recorded {q['answer']}")
-                row[f"w{w}_outcome"] = "ok" if got != "over-limit" else "over-limit"
+                    raise SystemExit(f"question {i}: setting {w} answered {got}, recorded {q['answer']}")
+                row[f"{w}_outcome"] = "ok" if got != "over-limit" else "over-limit"
             out.append(row)
             print(row, flush=True)
     finally:
@@ -87,30 +111,34 @@ def replay(rows: int, cols: int, seed: int, asked: list[dict], workers: list[int
     return out
 
 
-def summarize(rows: list[dict], workers: list[int], args: argparse.Namespace, recorded: int) -> str:
-    totals = {w: sum(r[f"w{w}_s"] for r in rows) for w in workers}
-    first = totals[workers[0]]
+def summarize(rows: list[dict], settings: dict[str, dict], args: argparse.Namespace, recorded: int) -> str:
+    labels = list(settings)
+    totals = {w: sum(r[f"{w}_s"] for r in rows) for w in labels}
+    first = totals[labels[0]]
     lines = [
-        "# CP-SAT workers for the generator's oracle",
+        "# CP-SAT settings for the generator's oracle",
         "",
         f"Command: `python benchmarks/oracle_workers.py --rows {args.rows} --cols {args.cols} --seed {args.seed} "
-        f"--questions {args.questions} --min-s {args.min_s:g} "
-        + " ".join(f"--workers {w}" for w in workers) + f" --limit {args.limit:g} --out {args.out}`",
+        f"--questions {args.questions} --min-s {args.min_s:g} " + " ".join(args.shown)
+        + f" --limit {args.limit:g} --out {args.out}`",
         "",
         f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}.  "
-        f"{recorded} CP-SAT questions recorded; the {len(rows)} that took at least {args.min_s:g} s were "
-        "replayed with each worker count, alternating question by question.",
+        f"{recorded} CP-SAT questions recorded (with the first setting); the {len(rows)} that took at least "
+        f"{args.min_s:g} s were replayed with each setting, alternating question by question.",
         "",
-        "| workers | total_s | ratio_to_first | board_s | none_s | over_limit |",
-        "|---|---|---|---|---|---|",
+        "| setting | options | total_s | cpu_s | ratio_to_first | board_s | none_s | over_limit |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for w in workers:
-        board = sum(r[f"w{w}_s"] for r in rows if r["answer"] == "board")
-        none = sum(r[f"w{w}_s"] for r in rows if r["answer"] == "none")
-        over = sum(1 for r in rows if r[f"w{w}_outcome"] == "over-limit")
+    for w in labels:
+        board = sum(r[f"{w}_s"] for r in rows if r["answer"] == "board")
+        none = sum(r[f"{w}_s"] for r in rows if r["answer"] == "none")
+        cpu = sum(r[f"{w}_cpu_s"] for r in rows)
+        over = sum(1 for r in rows if r[f"{w}_outcome"] == "over-limit")
         ratio = totals[w] / first if first else float("nan")
-        lines.append(f"| {w} | {totals[w]:.2f} | {ratio:.2f} | {board:.2f} | {none:.2f} | {over} |")
-    lines += ["", "`board_s` / `none_s`: questions answered by a board / proved to have none.  A question over "
+        opts = ", ".join(f"{k}={v}" for k, v in settings[w].items())
+        lines.append(f"| {w} | {opts} | {totals[w]:.2f} | {cpu:.2f} | {ratio:.2f} | {board:.2f} | {none:.2f} | {over} |")
+    lines += ["", "`total_s`: wall seconds; `cpu_s`: this process's CPU seconds (all CP-SAT workers).  "
+              "`board_s` / `none_s`: questions answered by a board / proved to have none.  A question over "
               "the limit counts as the limit.  Per question: [questions.csv](questions.csv)."]
     return "\n".join(lines) + "\n"
 
@@ -122,25 +150,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--questions", type=int, default=50)
     ap.add_argument("--min-s", type=float, default=0.0, help="replay questions that took at least this long")
-    ap.add_argument("--workers", type=int, action="append", required=True)
-    ap.add_argument("--record-workers", type=int, default=1)
+    ap.add_argument("--workers", type=int, action="append", default=[], help="short for --setting wN=threads=N")
+    ap.add_argument("--setting", action="append", default=[], help="LABEL=KEY=VALUE,... (cpsat options)")
     ap.add_argument("--budget", type=int, default=oracle_mod.CONFLICT_BUDGET)
     ap.add_argument("--limit", type=float, default=120.0, help="seconds per replayed question")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
+    settings = {f"w{w}": {"threads": w} for w in args.workers}
+    settings.update(parse_setting(t) for t in args.setting)
+    if not settings:
+        ap.error("give at least one --workers or --setting")
+    args.shown = [f"--workers {w}" for w in args.workers] + [f"--setting {t}" for t in args.setting]
     rows_, cols_ = args.rows, args.cols
-    asked = record(rows_, cols_, args.seed, args.questions, args.budget, args.record_workers)
+    asked = record(rows_, cols_, args.seed, args.questions, args.budget, next(iter(settings.values())))
     hard = [q for q in asked if q["recorded_s"] >= args.min_s]
-    rows = replay(rows_, cols_, args.seed, hard, args.workers, args.limit)
+    rows = replay(rows_, cols_, args.seed, hard, settings, args.limit)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     fields = ["question", "hints", "flip", "answer", "recorded_s"] + [
-        k for w in args.workers for k in (f"w{w}_s", f"w{w}_outcome")]
+        k for w in settings for k in (f"{w}_s", f"{w}_cpu_s", f"{w}_outcome")]
     with open(out / "questions.csv", "w", newline="") as fh:
         wr = csv.DictWriter(fh, fields)
         wr.writeheader()
         wr.writerows(rows)
-    text = summarize(rows, args.workers, args, len(asked))
+    text = summarize(rows, settings, args, len(asked))
     (out / "summary.md").write_text(text)
     print(text)
     return 0

@@ -29,10 +29,12 @@ $BB generate $L --hints 60 --seed 100
 $BB generate $L --hints 120 --seed 200
 $BB generate $L --hints 240 --seed 300
 $BB generate $L --hints unique --seed 400
+# The minimal ones are certified by CP-SAT searching longest ships first (reports/certify-speed).
+LF="cpsat[branching=long-first,lazy_lp=false]/placement"
 $BB generate --rows 30 --cols 20 --hints minimal --number 20 --seed 500 --keep-existing --question-limit 900 \
-    --jobs 2 --prefix large --out instances/large
+    --certify "$LF" --jobs 2 --prefix large --out instances/large
 $BB generate --rows 30 --cols 20 --hints minimal --unknown-clues 0.2 --number 3 --seed 600 --keep-existing \
-    --question-limit 900 --jobs 2 --prefix large --out instances/large
+    --question-limit 900 --certify "$LF" --jobs 2 --prefix large --out instances/large
 # xl: to show scaling -- 50x50 (default fleet: 95 ships, lengths 1-12) and 100x100 (lengths 1-22)
 # with 60% (50x50) and 85% (100x100: at 60%, cpsat/placement could not count 2 within 10 minutes) of the
 # cells revealed at random.

@@ -14,6 +14,12 @@ its maximal runs; ``w_p`` follows from ``z``), so models and boards correspond o
 one.  It is used only where that holds and CP-SAT enumerates completely: with
 ``touching`` (one cell set, several decompositions) or ``threads != 1`` (CP-SAT's
 parallel enumeration misses solutions) the backend falls back to blocking.
+
+Two search options change only the speed: ``branching=long-first`` (a fixed search over the
+placement literals, longest ships first, each tried absent first) and ``lazy_lp=false``
+(every linear constraint in the LP from the start); together they certify the minimal-hint
+30x20 puzzles about 4x faster (reports/certify-speed).  :meth:`new_solver` applies them,
+for this backend and for the generator's oracle.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ STATUS_TABLE = {
     "MODEL_INVALID": ("error", "error"),
 }
 _MODES = ("blocking", "callback")
+BRANCHING = ("auto", "long-first")
 
 
 def _status_meaning(status: Any, mode: str) -> str:
@@ -72,6 +79,15 @@ class CpSatBackend(Backend):
             "callback: one enumerate_all_solutions call (used only with threads=1 and "
             "without touching, else blocking); blocking: block each board and solve again",
         ),
+        "branching": Option(
+            "auto", str, BRANCHING,
+            "auto: CP-SAT's own search; long-first: a fixed search over the placement literals, longest "
+            "ships first, each tried absent before present (FIXED_SEARCH)",
+        ),
+        "lazy_lp": Option(
+            True, bool, help="CP-SAT's add_lp_constraints_lazily: false puts every linear constraint in the LP "
+            "from the start",
+        ),
     }
 
     def __init__(self, model, formulation, options=None):
@@ -95,6 +111,12 @@ class CpSatBackend(Backend):
             self._build_placement()
         else:
             self._build_cell()
+        if self.opts["branching"] == "long-first":
+            m = self.model
+            order = sorted(range(len(self.cp_y)), key=lambda i: (-m.placements[i].length, i))
+            self.cp_model.add_decision_strategy(
+                [self.cp_y[i] for i in order], cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE
+            )
         proto = self.cp_model.proto
         return ModelSize(variables=len(proto.variables), constraints=len(proto.constraints))
 
@@ -208,15 +230,26 @@ class CpSatBackend(Backend):
         if self.cp_model is None:
             self.build()
         deadline = Deadline(time_limit_s)
-        cp_solver = cp_model.CpSolver()
-        cp_solver.parameters.num_workers = int(self.opts["threads"])
-        cp_solver.parameters.random_seed = int(self.opts["seed"])
+        cp_solver = self.new_solver()
         mode = self.opts["enumeration"]
         if mode == "callback" and (self.model.instance.touching or self.opts["threads"] != 1):
             mode = "blocking"  # see the module docstring
         if mode == "callback":
             return self._enumerate_callback(cp_model, cp_solver, limit, deadline)
         return self._enumerate_blocking(cp_solver, limit, deadline)
+
+    def new_solver(self) -> Any:
+        """A ``CpSolver`` with this backend's options (workers, seed, LP, branching) applied.
+
+        The generator's oracle uses it too, so its CP-SAT questions search as configured here."""
+        cp_solver = _cp().CpSolver()
+        params = cp_solver.parameters
+        params.num_workers = int(self.opts["threads"])
+        params.random_seed = int(self.opts["seed"])
+        params.add_lp_constraints_lazily = bool(self.opts["lazy_lp"])
+        if self.opts["branching"] == "long-first":  # follow the decision strategy added by build()
+            params.search_branching = type(params.search_branching).FIXED_SEARCH
+        return cp_solver
 
     def _chosen(self, value) -> list[int]:
         return [i for i, lit in enumerate(self.cp_y) if value(lit)]

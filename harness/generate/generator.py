@@ -41,7 +41,7 @@ from harness import __version__
 from harness.core.status import Status
 from harness.errors import HarnessError, UsageError
 from harness.generate.journal import Journal, question_id
-from harness.generate.oracle import (FALLBACK_LIMIT_S, FALLBACK_PAIR, FALLBACK_WORKERS, ORACLE_PAIR,
+from harness.generate.oracle import (FALLBACK_LIMIT_S, FALLBACK_OPTIONS, FALLBACK_PAIR, ORACLE_PAIR,
                                      ORACLE_SOLVER, Undecided, UniquenessOracle)
 from harness.puzzle.board import Board
 from harness.puzzle.instance import Cell, Hint, Instance
@@ -373,6 +373,11 @@ def certificate(result: SolveResult, pair: str, task: str = "count-2") -> dict[s
     return cert
 
 
+def _options(options: dict[str, Any]) -> str:
+    """``threads=1, branching=long-first``: backend options as the oracle description shows them."""
+    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items())
+
+
 def _undecided(result: SolveResult, pair: str, limit: float) -> str:
     why = result.error or result.detail.splitlines()[0] if (result.error or result.detail) else ""
     return f"certification by {pair} ended {result.status} ({result.termination}) within {limit:g} s" + (
@@ -524,7 +529,7 @@ def _meta(settings: Settings, seed: int, planted: Board, puzzle: Instance, cert:
     meta["certificate"] = cert
     meta["generation"] = {
         "oracle": (f"{ORACLE_PAIR} ({ORACLE_SOLVER}, incremental, conflict budget), "
-                   f"{FALLBACK_PAIR} ({FALLBACK_WORKERS} worker) for questions the budget leaves open")
+                   f"{FALLBACK_PAIR} ({_options(FALLBACK_OPTIONS)}) for questions the budget leaves open")
         if oracle else "none",
         **oracle, **{k: round(v, 4) for k, v in seconds.items()},
     }

@@ -19,7 +19,9 @@ some cell of F" (in this process; no time limit decides the answer unless CP-SAT
 ``fallback_limit_s``, which is then an error, not a guess).  CP-SAT runs one worker: on
 the 13 hardest of the first 40 questions of a 30x20 search, its 8-worker portfolio took
 2.2x as long in all (3.1x on the proofs that no board differs) on this 2-core machine
-(``benchmarks/oracle_workers.py``, reports/oracle-workers).
+(``benchmarks/oracle_workers.py``, reports/oracle-workers).  It searches with the cpsat
+backend's ``branching=long-first`` and ``lazy_lp=false`` (``FALLBACK_OPTIONS``), measured the
+same way (reports/oracle-branching).
 
 On boards of more than ``LARGE_CELLS`` cells, once the puzzle is sparse -- CaDiCaL's
 budget running out ``SKIP_AFTER`` times in a row, each costing ~0.4 s there -- the oracle
@@ -51,6 +53,10 @@ FALLBACK_PAIR = "cpsat/placement"
 CONFLICT_BUDGET = 500  # per incremental call before a query is called undecided
 FALLBACK_LIMIT_S = 120.0  # CP-SAT time limit for one single-cell question
 FALLBACK_WORKERS = 1  # CP-SAT workers (the 8-worker portfolio: 2.2x slower on hard 30x20 questions)
+# The cpsat backend's options for the fallback: longest ships first, every linear constraint in the LP
+# from the start (0.39x the time of CP-SAT's own search on the hard early questions of a 30x20 search;
+# reports/oracle-branching).
+FALLBACK_OPTIONS = {"threads": FALLBACK_WORKERS, "branching": "long-first", "lazy_lp": False}
 LARGE_CELLS = 400  # boards with more cells are "large": CaDiCaL skipping
 SKIP_AFTER = 4  # large boards: budgeted CaDiCaL calls undecided in a row before CP-SAT is asked directly
 RETRY_EVERY = 8  # while skipping, still try CaDiCaL on every RETRY_EVERY-th question
@@ -157,7 +163,7 @@ class UniquenessOracle:
         self._failures = 0  # budgeted calls undecided in a row
         self._skipped = 0
         self.large = instance.rows * instance.cols > LARGE_CELLS
-        self.workers = FALLBACK_WORKERS
+        self.fallback_options: dict[str, Any] = dict(FALLBACK_OPTIONS)
 
     # ------------------------------------------------------------ cells and literals
     def hint(self, cell: Cell) -> Hint:
@@ -273,7 +279,7 @@ class UniquenessOracle:
         model = build_model(self.base.replace(hints={c: self.hint(c) for c in cells}))
         if model.infeasible is not None:
             return None
-        backend = get_backend("cpsat")(model, "placement", {"threads": self.workers})
+        backend = get_backend("cpsat")(model, "placement", self.fallback_options)
         backend.build()
         md, y = backend.cp_model, backend.cp_y
         differ = []
@@ -295,8 +301,7 @@ class UniquenessOracle:
         if not differ:
             return None
         md.add_bool_or(differ)
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = self.workers
+        solver = backend.new_solver()
         solver.parameters.max_time_in_seconds = self.fallback_limit_s
         solver.parameters.catch_sigint_signal = False
         status = _guarded(lambda: solver.solve(md), solver.stop_search)
@@ -313,4 +318,4 @@ class UniquenessOracle:
 
 
 __all__ = ["UniquenessOracle", "OracleStats", "Undecided", "ORACLE_PAIR", "ORACLE_SOLVER", "FALLBACK_PAIR",
-           "CONFLICT_BUDGET", "FALLBACK_WORKERS"]
+           "CONFLICT_BUDGET", "FALLBACK_WORKERS", "FALLBACK_OPTIONS"]

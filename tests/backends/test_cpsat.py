@@ -21,8 +21,6 @@ MODES = ("callback", "blocking")
 SOLBAT = Path(__file__).resolve().parents[2] / "instances" / "solbat"
 
 
-
-
 def test_declared_options():
     cls = get_backend("cpsat")
     assert cls.formulations == FORMULATIONS
@@ -71,3 +69,65 @@ def test_time_limit_is_reported_as_timeout(isolated, mode):
     assert res.status is Status.TIMEOUT and res.termination is Termination.SOLVER_LIMIT, res.detail
     assert not res.complete and res.times["total_s"] < 5
     assert all(verify(inst, b).ok for b in res.boards)
+
+
+# ------------------------------------------------------------ branching, lazy_lp
+def test_search_options_are_declared_with_the_old_behaviour_as_default():
+    opts = get_backend("cpsat").resolve_options({})
+    assert (opts["branching"], opts["lazy_lp"]) == ("auto", True)
+    for bad in ({"branching": "random"}, {"lazy_lp": "maybe"}):
+        with pytest.raises(UsageError):
+            get_backend("cpsat").resolve_options(bad)
+
+
+_PROBE = """
+import json, sys
+from harness.backends.registry import get_backend
+from harness.model import build_model
+from harness.puzzle.formats import read_instance
+model = build_model(read_instance(sys.argv[1]))
+out = {}
+for name, opts in (("long", {"branching": "long-first", "lazy_lp": False, "threads": 2, "seed": 7}), ("auto", {})):
+    backend = get_backend("cpsat")(model, "placement", opts)
+    backend.build()
+    p = backend.new_solver().parameters
+    index = {v.index: i for i, v in enumerate(backend.cp_y)}
+    order = [model.placements[index[e.vars[0]]].length for s in backend.cp_model.proto.search_strategy
+             for e in s.exprs]
+    out[name] = [p.num_workers, p.random_seed, p.add_lp_constraints_lazily, int(p.search_branching), order]
+print(json.dumps(out))
+"""
+
+
+def test_new_solver_applies_the_options_and_build_adds_the_longest_first_order():
+    """In a subprocess (this module imports no solver): the parameters and the decision strategy."""
+    import json
+    import subprocess
+    import sys
+
+    path = sorted(SOLBAT.glob("*.toml"))[0]
+    done = subprocess.run([sys.executable, "-c", _PROBE, str(path)], capture_output=True, text=True, check=True)
+    got = json.loads(done.stdout)
+    workers, seed, lazy, branching, order = got["long"]
+    assert (workers, seed, lazy) == (2, 7, False) and branching != got["auto"][3]
+    assert order and order == sorted(order, reverse=True) and len(set(order)) > 1
+    assert got["auto"][:3] == [1, 0, True] and got["auto"][4] == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_long_first_branching_counts_like_brute_force(isolated, formulation, mode):
+    opts = {"branching": "long-first", "lazy_lp": False, "enumeration": mode}
+    for inst in TINY:
+        res = isolated.solve(inst, "cpsat", formulation, Task.count(0), opts, 60)
+        assert_sound(res, inst)
+        assert res.complete and {b.cells for b in res.boards} == truth(inst.name), inst.name
+
+
+def test_long_first_passes_conformance(isolated):
+    """``battlebench conform cpsat -o branching=long-first -o lazy_lp=false``: every check, both formulations."""
+    from harness.conform import conform
+
+    results = conform(isolated, "cpsat", list(FORMULATIONS), {"branching": "long-first", "lazy_lp": False})
+    failed = [f"{r.formulation} {r.check}: {r.detail}" for r in results if not r.passed]
+    assert results and not failed, failed

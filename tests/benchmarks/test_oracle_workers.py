@@ -1,4 +1,4 @@
-"""benchmarks/oracle_workers.py: records the oracle's CP-SAT questions and replays them per worker count."""
+"""benchmarks/oracle_workers.py: records the oracle's CP-SAT questions and replays them per setting."""
 
 from __future__ import annotations
 
@@ -10,18 +10,33 @@ def test_records_questions_and_replays_them_with_the_same_answers(tmp_path, load
     out = tmp_path / "report"
     # budget 1: CaDiCaL settles nothing, so every question of an 8x8 search goes to CP-SAT
     assert ow.main(["--rows", "8", "--cols", "8", "--seed", "1", "--questions", "6", "--budget", "1", "--workers", "1",
-                    "--workers", "2", "--limit", "60", "--out", str(out)]) == 0
+                    "--workers", "2", "--setting", "lf=branching=long-first,lazy_lp=false", "--limit", "60",
+                    "--out", str(out)]) == 0
     with open(out / "questions.csv") as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == 6
+    assert 3 <= len(rows) <= 6  # the search may end before the sixth question
     assert {r["answer"] for r in rows} <= {"board", "none"}
-    assert all(r["w1_outcome"] == "ok" and r["w2_outcome"] == "ok" for r in rows)
+    assert all(r["w1_outcome"] == r["w2_outcome"] == r["lf_outcome"] == "ok" for r in rows)
+    assert all(float(r["lf_cpu_s"]) >= 0 for r in rows)
     summary = (out / "summary.md").read_text()
-    assert "| 1 | " in summary and "| 2 | " in summary and "ratio_to_first" in summary
+    assert "| w1 | threads=1 |" in summary and "| w2 | threads=2 |" in summary and "ratio_to_first" in summary
+    assert "| lf | branching=long-first, lazy_lp=False |" in summary
+
+
+def test_a_bad_setting_is_refused_before_any_question(load_benchmark):
+    import pytest
+
+    from harness.errors import UsageError
+
+    ow = load_benchmark("oracle_workers")
+    with pytest.raises(SystemExit):
+        ow.parse_setting("no-options-here")
+    with pytest.raises(UsageError):
+        ow.parse_setting("x=branching=sideways")
 
 
 def test_record_stops_at_the_asked_number_of_questions(load_benchmark):
     ow = load_benchmark("oracle_workers")
-    asked = ow.record(8, 8, 1, 3, 1, 1)
+    asked = ow.record(8, 8, 1, 3, 1, {"threads": 1})
     assert len(asked) == 3
     assert all(q["flip"] and q["answer"] in ("board", "none") for q in asked)
