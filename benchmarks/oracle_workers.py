@@ -40,18 +40,14 @@ class _Enough(Exception):
 
 
 def parse_setting(text: str) -> tuple[str, dict]:
-    """``LABEL=KEY=VALUE,...`` -> (label, cpsat options), checked by the backend."""
+    """``LABEL=KEY=VALUE,...`` -> (label, cpsat options), parsed as a race leg's and checked by the backend."""
     from harness.backends.registry import get_backend
+    from harness.runner.race import parse_leg
 
     label, sep, rest = text.partition("=")
     if not sep or not label:
         raise SystemExit(f"--setting {text!r}: expected LABEL=KEY=VALUE,...")
-    options: dict = {}
-    for item in filter(None, rest.split(",")):
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise SystemExit(f"--setting {text!r}: {item!r} is not KEY=VALUE")
-        options[key] = value
+    _, _, options = parse_leg(f"cpsat[{rest}]/placement")
     resolved = get_backend("cpsat").resolve_options(options)  # typed and checked (UsageError otherwise)
     return label, {k: resolved[k] for k in options}
 

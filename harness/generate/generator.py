@@ -44,6 +44,7 @@ from harness.generate.journal import Journal, question_id
 from harness.generate.oracle import (FALLBACK_LIMIT_S, FALLBACK_OPTIONS, FALLBACK_PAIR, ORACLE_PAIR,
                                      ORACLE_SOLVER, Undecided, UniquenessOracle)
 from harness.puzzle.board import Board
+from harness.runner.race import leg_label
 from harness.puzzle.instance import Cell, Hint, Instance
 from harness.puzzle.plant import default_fleet, instance_from_board, random_board
 from harness.solve import SolveResult
@@ -373,11 +374,6 @@ def certificate(result: SolveResult, pair: str, task: str = "count-2") -> dict[s
     return cert
 
 
-def _options(options: dict[str, Any]) -> str:
-    """``threads=1, branching=long-first``: backend options as the oracle description shows them."""
-    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items())
-
-
 def _undecided(result: SolveResult, pair: str, limit: float) -> str:
     why = result.error or result.detail.splitlines()[0] if (result.error or result.detail) else ""
     return f"certification by {pair} ended {result.status} ({result.termination}) within {limit:g} s" + (
@@ -529,7 +525,7 @@ def _meta(settings: Settings, seed: int, planted: Board, puzzle: Instance, cert:
     meta["certificate"] = cert
     meta["generation"] = {
         "oracle": (f"{ORACLE_PAIR} ({ORACLE_SOLVER}, incremental, conflict budget), "
-                   f"{FALLBACK_PAIR} ({_options(FALLBACK_OPTIONS)}) for questions the budget leaves open")
+                   f"{leg_label(*FALLBACK_PAIR.split('/'), FALLBACK_OPTIONS)} for questions the budget leaves open")
         if oracle else "none",
         **oracle, **{k: round(v, 4) for k, v in seconds.items()},
     }
