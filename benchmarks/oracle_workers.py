@@ -6,6 +6,10 @@
         --setting default=threads=1 --setting long-first=branching=long-first,lazy_lp=false \\
         --out reports/oracle-branching
 
+    python benchmarks/oracle_workers.py --rows 30 --cols 20 --seed 508 \\
+        --journal instances/large/.partial/large_30x20_minimal_s508.jsonl --last 12 --min-s 20 \\
+        --setting lf=threads=1,branching=long-first,lazy_lp=false --setting default=threads=1 --out DIR
+
 A setting is ``LABEL=KEY=VALUE,...``: the cpsat backend's options for the oracle's CP-SAT
 fallback (``--workers N`` is short for ``--setting wN=threads=N``).
 
@@ -16,6 +20,11 @@ fallback (``--workers N`` is short for ``--setting wN=threads=N``).
    setting, alternating question by question so that the machine's noise hits every
    setting alike.  A replay must give the recorded answer or run past ``--limit`` (counted
    as the limit and reported).
+
+With ``--journal``, step 1 reads the questions of a stopped search from its journal
+instead (``battlebench generate``'s ``.partial/NAME.jsonl``; no solver runs), so the late,
+sparse questions that a live recording would take hours to reach can be replayed;
+``--last N`` keeps the last N.
 
 Writes ``questions.csv`` and ``summary.md`` (seconds per setting and the ratio to the
 first one; wall and CPU seconds of this process, which runs CP-SAT in-process).  ``--budget`` lowers CaDiCaL's conflict budget so that small boards ask CP-SAT
@@ -75,6 +84,55 @@ def record(rows: int, cols: int, seed: int, questions: int, budget: int, options
     except _Enough:
         pass
     finally:
+        oracle.close()
+    return asked
+
+
+def record_journal(rows: int, cols: int, seed: int, path: Path) -> list[dict]:
+    """The questions a stopped search's journal answered, with the seconds they took (no solver runs).
+
+    The minimal-hint search of ``seed`` is replayed with the journal's answers (read, never
+    written) until they run out; every journaled question is kept -- late ones included,
+    which a live recording would take hours to reach."""
+    import json
+
+    from harness.generate import generator as gen_mod
+    from harness.generate.journal import _decode
+
+    lines = Path(path).read_text().splitlines()[1:]
+    entries = [json.loads(line) for line in lines if line.strip()]
+    planted, base, rng = planted_puzzle(Settings(rows, cols, hints="minimal"), seed)
+    oracle = oracle_mod.UniquenessOracle(base, planted)
+    asked: list[dict] = []
+    last: list = []
+    real_qid = gen_mod.question_id
+
+    def qid(rest, chunk):
+        last[:] = [list(rest), list(chunk)]
+        return real_qid(rest, chunk)
+
+    class Reader:
+        def lookup(self, q):
+            i = len(asked)
+            if i >= len(entries):
+                raise _Enough()
+            if entries[i]["q"] != q:
+                raise SystemExit(f"{path}: answer {i + 1} is for another question (another seed or command?)")
+            answer = _decode(entries[i]["a"])
+            asked.append({"hints": last[0], "flip": last[1], "answer": "none" if answer is None else "board",
+                          "recorded_s": float(entries[i].get("s", 0.0)), "index": i})
+            return True, answer
+
+        def record(self, *a):
+            raise _Enough()
+
+    gen_mod.question_id = qid
+    try:
+        minimal_hints(oracle, rng, journal=Reader())  # type: ignore[arg-type]
+    except _Enough:
+        pass
+    finally:
+        gen_mod.question_id = real_qid
         oracle.close()
     return asked
 
@@ -149,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, action="append", default=[], help="short for --setting wN=threads=N")
     ap.add_argument("--setting", action="append", default=[], help="LABEL=KEY=VALUE,... (cpsat options)")
     ap.add_argument("--budget", type=int, default=oracle_mod.CONFLICT_BUDGET)
+    ap.add_argument("--journal", help="take the questions from a stopped search's journal (.jsonl) instead")
+    ap.add_argument("--last", type=int, default=0, help="with --journal: only its last N questions")
     ap.add_argument("--limit", type=float, default=120.0, help="seconds per replayed question")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
@@ -158,7 +218,13 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give at least one --workers or --setting")
     args.shown = [f"--workers {w}" for w in args.workers] + [f"--setting {t}" for t in args.setting]
     rows_, cols_ = args.rows, args.cols
-    asked = record(rows_, cols_, args.seed, args.questions, args.budget, next(iter(settings.values())))
+    if args.journal:
+        asked = record_journal(rows_, cols_, args.seed, Path(args.journal))
+        if args.last:
+            asked = asked[-args.last:]
+        args.shown.append(f"--journal {args.journal}" + (f" --last {args.last}" if args.last else ""))
+    else:
+        asked = record(rows_, cols_, args.seed, args.questions, args.budget, next(iter(settings.values())))
     hard = [q for q in asked if q["recorded_s"] >= args.min_s]
     rows = replay(rows_, cols_, args.seed, hard, settings, args.limit)
     out = Path(args.out)

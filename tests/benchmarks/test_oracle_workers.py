@@ -40,3 +40,56 @@ def test_record_stops_at_the_asked_number_of_questions(load_benchmark):
     asked = ow.record(8, 8, 1, 3, 1, {"threads": 1})
     assert len(asked) == 3
     assert all(q["flip"] and q["answer"] in ("board", "none") for q in asked)
+
+
+def _journal_of_a_search(tmp_path, seed):
+    """A journal of the minimal-hint search of an 8x8 seed (every question asked of CP-SAT)."""
+    from harness.generate import oracle as oracle_mod
+    from harness.generate.generator import Settings, minimal_hints, planted_puzzle
+    from harness.generate.journal import Journal
+
+    planted, base, rng = planted_puzzle(Settings(8, 8, hints="minimal"), seed)
+    oracle = oracle_mod.UniquenessOracle(base, planted, budget=1)
+    journal = Journal(tmp_path / "s.jsonl", key="k")
+    try:
+        minimal_hints(oracle, rng, journal=journal)
+    finally:
+        journal.close()
+        oracle.close()
+    return journal.path
+
+
+def test_questions_are_taken_from_a_journal_without_asking_a_solver(tmp_path, load_benchmark, monkeypatch):
+    import json
+
+    from harness.generate import oracle as oracle_mod
+
+    ow = load_benchmark("oracle_workers")
+    path = _journal_of_a_search(tmp_path, 1)
+    entries = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    assert len(entries) >= 3
+
+    def no_solver(*_):
+        raise AssertionError("a journaled question was asked again")
+
+    monkeypatch.setattr(oracle_mod.UniquenessOracle, "differs", no_solver)
+    asked = ow.record_journal(8, 8, 1, path)
+    assert [q["answer"] for q in asked] == ["none" if e["a"] == "none" else "board" for e in entries]
+    assert [q["recorded_s"] for q in asked] == [e["s"] for e in entries]
+    assert all(q["flip"] and set(q["flip"]).isdisjoint(q["hints"]) for q in asked)
+    monkeypatch.undo()
+    # the journal's questions replayed: the same answers (the CLI path, last two only)
+    out = tmp_path / "report"
+    assert ow.main(["--rows", "8", "--cols", "8", "--seed", "1", "--journal", str(path), "--last", "2",
+                    "--setting", "lf=branching=long-first,lazy_lp=false", "--limit", "60", "--out", str(out)]) == 0
+    assert "--journal" in (out / "summary.md").read_text()
+    assert len((out / "questions.csv").read_text().splitlines()) == 1 + 2
+
+
+def test_a_journal_of_another_seed_is_refused(tmp_path, load_benchmark):
+    import pytest
+
+    ow = load_benchmark("oracle_workers")
+    path = _journal_of_a_search(tmp_path, 1)
+    with pytest.raises(SystemExit, match="another question"):
+        ow.record_journal(8, 8, 2, path)
