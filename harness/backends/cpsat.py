@@ -19,7 +19,9 @@ Two search options change only the speed: ``branching=long-first`` (a fixed sear
 placement literals, longest ships first, each tried absent first) and ``lazy_lp=false``
 (every linear constraint in the LP from the start); together they certify the minimal-hint
 30x20 puzzles about 4x faster (reports/certify-speed).  :meth:`new_solver` applies them,
-for this backend and for the generator's oracle.
+for this backend and for the generator's oracle.  ``split=N`` (callback enumeration only)
+runs N such searches at once over disjoint cubes of the placements
+(:mod:`harness.backends.cubes`).
 """
 
 from __future__ import annotations
@@ -87,6 +89,11 @@ class CpSatBackend(Backend):
         "lazy_lp": Option(
             True, bool, help="CP-SAT's add_lp_constraints_lazily: false puts every linear constraint in the LP "
             "from the start",
+        ),
+        "split": Option(
+            1, int, minimum=1,
+            help="N > 1: enumerate as N single-worker searches at once, each in its own thread, over disjoint "
+            "cubes of the placements (see harness/backends/cubes.py); callback enumeration only",
         ),
     }
 
@@ -234,6 +241,10 @@ class CpSatBackend(Backend):
         mode = self.opts["enumeration"]
         if mode == "callback" and (self.model.instance.touching or self.opts["threads"] != 1):
             mode = "blocking"  # see the module docstring
+        if mode == "callback" and self.opts["split"] > 1:
+            from harness.backends.cubes import enumerate_split
+
+            return enumerate_split(self, limit, deadline)
         if mode == "callback":
             return self._enumerate_callback(cp_model, cp_solver, limit, deadline)
         return self._enumerate_blocking(cp_solver, limit, deadline)
