@@ -245,6 +245,11 @@ def save(inst: Instance, target: Path) -> Path:
 DEFAULT_CERTIFY_TIMES = (REPO / "reports" / "large-certify",)
 
 
+def _certified(task: str, status: str, complete: bool) -> bool:
+    """A count-2 that decided completely: a certification (from a store's record or a certificate)."""
+    return task == "count-2" and status in ("sat", "unsat") and bool(complete)
+
+
 def certify_times(dirs: list[Path]) -> dict[str, dict]:
     """content hash -> the fastest complete count-2 among the stores in ``dirs`` (pair, wall s, store)."""
     from harness.store import ResultsStore
@@ -255,7 +260,7 @@ def certify_times(dirs: list[Path]) -> dict[str, dict]:
             continue
         with ResultsStore(d, create=False) as store:
             for r in store.records():
-                if r["task"] != "count-2" or r["status"] not in ("sat", "unsat") or not r["complete"]:
+                if not _certified(r["task"], r["status"], r["complete"]):
                     continue
                 seen = best.get(r["instance_hash"])
                 if seen is None or r["wall_s"] < seen["certify_best_s"]:
@@ -289,7 +294,7 @@ def manifest_entry(out: Path, path: Path, times: dict[str, dict] | None = None) 
             entry[k] = meta[k]
     best = (times or {}).get(entry["content_hash"])
     cert = meta.get("certificate") or {}
-    if cert.get("complete") and cert.get("status") in ("sat", "unsat") and cert.get("task") == "count-2" \
+    if _certified(cert.get("task", ""), cert.get("status", ""), cert.get("complete", False)) \
             and (best is None or float(cert["wall_s"]) < best["certify_best_s"]):
         best = {"certify_best_pair": cert["pair"], "certify_best_s": round(float(cert["wall_s"]), 2),
                 "certify_from": "generation"}  # the generator's own certification was the fastest known

@@ -237,14 +237,14 @@ class CpSatBackend(Backend):
         if self.cp_model is None:
             self.build()
         deadline = Deadline(time_limit_s)
-        cp_solver = self.new_solver()
         mode = self.opts["enumeration"]
         if mode == "callback" and (self.model.instance.touching or self.opts["threads"] != 1):
             mode = "blocking"  # see the module docstring
-        if mode == "callback" and self.opts["split"] > 1:
+        if mode == "callback" and self.opts["split"] > 1:  # each cube gets its own solver
             from harness.backends.cubes import enumerate_split
 
             return enumerate_split(self, limit, deadline)
+        cp_solver = self.new_solver()
         if mode == "callback":
             return self._enumerate_callback(cp_model, cp_solver, limit, deadline)
         return self._enumerate_blocking(cp_solver, limit, deadline)
