@@ -47,7 +47,7 @@ SUITES = {
     "classic": "certified-unique 10x10 puzzles, standard fleet, hint styles mixed (battlebench generate)",
     "unsat": "certified-unsat 10x10 puzzles, two of each cause (battlebench generate)",
     "large": "30x20 puzzles, default fleet: 5 hint-free, 15 with 60/120/240 random hints, 5 unique, and the "
-             "minimal-hint ones made so far (`*` hints; 13-32 min each); counts certified (battlebench generate)",
+             "minimal-hint ones made so far (`*` hints; 13 min to hours each); counts certified (battlebench generate)",
     "xl": "50x50 and 100x100 puzzles, default fleet, 60% (50x50) or 85% (100x100) of cells revealed, to show scaling (battlebench generate)",
 }
 GENERATED = ("classic", "unsat", "large", "xl")  # made by tools/generate_suites.sh, listed here only
