@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
 from harness.generate.generator import GenerationError, Settings, generate, journal_path
-from harness.generate.journal import PARTIAL_DIR, Journal
+from harness.generate.journal import PARTIAL_DIR, Journal, answers_on_disk
 
 EXECUTORS = ("local", "dask")
 
@@ -85,6 +85,13 @@ def made_by(path: Path, command: str) -> bool:
         return read_instance(path, "native").meta.get("command") == command
     except InputError:  # a broken file is made again
         return False
+
+
+def phase(task: SeedTask) -> str:
+    """What the progress line says a seed in hand is doing: "generate", or with a minimal-hint
+    search under way, how many oracle answers its journal holds ("generate, 81 answers")."""
+    answers = answers_on_disk(journal_path(task.settings, task.seed, Path(task.out) / PARTIAL_DIR))
+    return f"generate, {answers} answers" if answers else "generate"
 
 
 # --------------------------------------------------------------------------- one seed
@@ -196,6 +203,7 @@ class _Pool:
 
         self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
                                         initializer=_pool_worker_init)
+        self.jobs = jobs
         self.futures: dict[Any, SeedTask] = {}
         self.started: dict[Any, float] = {}
 
@@ -211,11 +219,10 @@ class _Pool:
 
     def running(self) -> list[tuple[str, str, float]]:
         now = time.monotonic()
-        out = []
-        for future, task in list(self.futures.items()):
-            if future.running():
-                out.append((task.name, "generate", now - self.started.setdefault(future, now)))
-        return out
+        # The pool hands one task more than it has workers to its call queue, where it counts as
+        # running; seeds start in the order submitted, so that one is the last of these.
+        busy = [(future, task) for future, task in list(self.futures.items()) if future.running()][:self.jobs]
+        return [(task.name, phase(task), now - self.started.setdefault(future, now)) for future, task in busy]
 
     def interrupt(self) -> None:
         """SIGTERM every worker: a seed in hand ends with its journal kept (idle workers ignore it)."""

@@ -148,4 +148,14 @@ class Journal:
         return {"answers_replayed": self.replayed, "replayed_s": round(self.replayed_s, 4)}
 
 
-__all__ = ["Journal", "question_id", "PARTIAL_DIR"]
+def answers_on_disk(path: Path | str) -> int:
+    """How many answers the journal at ``path`` holds (0 when there is none): a search's progress,
+    read from outside the process making it (a torn last line counts; the header does not)."""
+    try:
+        with open(path, "rb") as f:
+            return max(0, sum(1 for line in f if line.strip()) - 1)
+    except OSError:
+        return 0
+
+
+__all__ = ["Journal", "question_id", "answers_on_disk", "PARTIAL_DIR"]

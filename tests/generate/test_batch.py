@@ -131,3 +131,37 @@ def test_certify_by_a_race_records_the_winner_and_the_command_reproduces(tmp_pat
         assert main([*argv[:-1], bad, "--out", str(tmp_path / "c")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and needle in err[0]
+
+
+def test_a_seed_in_hand_shows_how_many_answers_its_journal_holds(tmp_path):
+    from harness.generate.batch import SeedTask, phase
+    from harness.generate.generator import Settings, journal_path
+
+    task = SeedTask(Settings(7, 7, hints="minimal"), 3, str(tmp_path), 60.0)
+    assert phase(task) == "generate"  # no journal yet (planting, or a seed without a search)
+    path = journal_path(task.settings, task.seed, tmp_path / PARTIAL_DIR)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"journal":1,"key":"k"}\n')
+    assert phase(task) == "generate"  # a header, no answer
+    path.write_text('{"journal":1,"key":"k"}\n{"q":"a","a":"none","s":0.1}\n{"q":"b","a":[[0,1]],"s":2.0}\n')
+    assert phase(task) == "generate, 2 answers"
+
+
+def test_the_pool_names_no_more_seeds_running_than_it_has_workers(tmp_path):
+    """ProcessPoolExecutor marks one queued task more than its workers as running; the line must not."""
+    from harness.generate.batch import SeedTask, _Pool
+    from harness.generate.generator import Settings
+
+    settings = Settings(7, 7, fleet={1: 2, 2: 1, 3: 1}, hints="minimal", certify="sat/cell")
+    pool = _Pool(1)
+    try:
+        futures = [pool.submit(SeedTask(settings, seed, str(tmp_path), 60.0)) for seed in range(30, 34)]
+        seen = []
+        while not all(f.done() for f in futures):
+            seen.append(pool.running())
+            time.sleep(0.02)
+        assert all(len(names) <= 1 for names in seen)
+        assert any(names for names in seen)
+        assert [f.result().outcome for f in futures] == ["wrote"] * 4
+    finally:
+        pool.close()
