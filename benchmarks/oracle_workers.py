@@ -11,7 +11,8 @@
         --setting lf=threads=1,branching=long-first,lazy_lp=false --setting default=threads=1 --out DIR
 
 A setting is ``LABEL=KEY=VALUE,...``: the cpsat backend's options for the oracle's CP-SAT
-fallback (``--workers N`` is short for ``--setting wN=threads=N``).
+fallback (``--workers N`` is short for ``--setting wN=threads=N``), and the oracle's own
+``guide=true|false`` (start CP-SAT from the planted board, a solution hint).
 
 1. **Record.** Run the minimal-hint search of ``battlebench generate --seed S`` (same
    planted board, same order) until the oracle has asked CP-SAT ``--questions``
@@ -56,16 +57,33 @@ def parse_setting(text: str) -> tuple[str, dict]:
     label, sep, rest = text.partition("=")
     if not sep or not label:
         raise SystemExit(f"--setting {text!r}: expected LABEL=KEY=VALUE,...")
-    _, _, options = parse_leg(f"cpsat[{rest}]/placement")
+    parts = [p for p in rest.split(",") if p]
+    oracle_keys = {p.split("=", 1)[0]: p.split("=", 1)[1] for p in parts if p.startswith(ORACLE_KEYS)}
+    rest = ",".join(p for p in parts if not p.startswith(ORACLE_KEYS))
+    _, _, options = parse_leg(f"cpsat[{rest}]/placement" if rest else "cpsat/placement")
     resolved = get_backend("cpsat").resolve_options(options)  # typed and checked (UsageError otherwise)
-    return label, {k: resolved[k] for k in options}
+    out = {k: resolved[k] for k in options}
+    for key, value in oracle_keys.items():
+        if value not in ("true", "false"):
+            raise SystemExit(f"--setting {text!r}: {key} is true or false")
+        out[key] = value == "true"
+    return label, out
+
+
+ORACLE_KEYS = ("guide=",)  # settings of the oracle itself, not of the cpsat backend
+
+
+def apply_setting(oracle, options: dict) -> None:
+    """The oracle asks CP-SAT with ``options`` (the cpsat backend's, and the oracle's own ``guide``)."""
+    oracle.guide = bool(options.get("guide", False))
+    oracle.fallback_options = {k: v for k, v in options.items() if k != "guide"}
 
 
 def record(rows: int, cols: int, seed: int, questions: int, budget: int, options: dict) -> list[dict]:
     """The first ``questions`` CP-SAT questions of a minimal-hint search, with answers and times."""
     planted, base, rng = planted_puzzle(Settings(rows, cols, hints="minimal"), seed)
     oracle = oracle_mod.UniquenessOracle(base, planted, budget=budget)
-    oracle.fallback_options = dict(options)
+    apply_setting(oracle, options)
     asked: list[dict] = []
     real = oracle._fallback
 
@@ -147,7 +165,7 @@ def replay(rows: int, cols: int, seed: int, asked: list[dict], settings: dict[st
             row = {"question": i, "hints": len(q["hints"]), "flip": len(q["flip"]), "answer": q["answer"],
                    "recorded_s": round(q["recorded_s"], 3)}
             for w, options in settings.items():
-                oracle.fallback_options = dict(options)
+                apply_setting(oracle, options)
                 t0, c0 = time.perf_counter(), time.process_time()
                 try:
                     got = "board" if oracle._fallback(q["hints"], q["flip"]) is not None else "none"
@@ -177,7 +195,9 @@ def summarize(rows: list[dict], settings: dict[str, dict], args: argparse.Namesp
         + f" --limit {args.limit:g} --out {args.out}`",
         "",
         f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}.  "
-        f"{recorded} CP-SAT questions recorded (with the first setting); the {len(rows)} that took at least "
+        + (f"{recorded} questions read from the journal (CaDiCaL's and CP-SAT's answers); "
+         if args.journal else f"{recorded} CP-SAT questions recorded (with the first setting); ")
+        + f"the {len(rows)} that took at least "
         f"{args.min_s:g} s were replayed with each setting, alternating question by question.",
         "",
         "| setting | options | total_s | cpu_s | ratio_to_first | board_s | none_s | over_limit |",

@@ -155,6 +155,7 @@ class UniquenessOracle:
         self.solver.add_clause([-self._other] + [-s[c] for c in sorted(planted.cells)])
         # Start every search from the planted board: other boards are usually near it.
         ships = set(parse_ships(planted.rows)[0])
+        self._planted_ships = ships
         y = self.backend.sat_w
         self.solver.set_phases([v if c in planted.cells else -v for c, v in s.items()]
                                + [v if self.model.placements[p].ship in ships else -v for p, v in y.items()])
@@ -164,6 +165,7 @@ class UniquenessOracle:
         self._skipped = 0
         self.large = instance.rows * instance.cols > LARGE_CELLS
         self.fallback_options: dict[str, Any] = dict(FALLBACK_OPTIONS)
+        self.guide = False  # CP-SAT questions start from the planted board (a solution hint)
 
     # ------------------------------------------------------------ cells and literals
     def hint(self, cell: Cell) -> Hint:
@@ -301,6 +303,9 @@ class UniquenessOracle:
         if not differ:
             return None
         md.add_bool_or(differ)
+        if self.guide:
+            for i, lit in enumerate(y):
+                md.add_hint(lit, model.placements[i].ship in self._planted_ships)
         solver = backend.new_solver()
         solver.parameters.max_time_in_seconds = self.fallback_limit_s
         solver.parameters.catch_sigint_signal = False

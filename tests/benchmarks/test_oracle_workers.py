@@ -33,6 +33,25 @@ def test_a_bad_setting_is_refused_before_any_question(load_benchmark):
         ow.parse_setting("no-options-here")
     with pytest.raises(UsageError):
         ow.parse_setting("x=branching=sideways")
+    with pytest.raises(SystemExit, match="true or false"):
+        ow.parse_setting("x=guide=maybe")
+
+
+def test_guide_is_the_oracles_own_setting_not_a_backend_option(load_benchmark):
+    from harness.generate.oracle import FALLBACK_OPTIONS
+
+    ow = load_benchmark("oracle_workers")
+    assert ow.parse_setting("g=guide=true") == ("g", {"guide": True})
+    label, options = ow.parse_setting("g=branching=long-first,guide=false,threads=1")
+    assert options == {"branching": "long-first", "guide": False, "threads": 1}
+
+    class Oracle:
+        guide = None
+        fallback_options = dict(FALLBACK_OPTIONS)
+
+    oracle = Oracle()
+    ow.apply_setting(oracle, {"branching": "long-first", "guide": True})
+    assert oracle.guide is True and oracle.fallback_options == {"branching": "long-first"}
 
 
 def test_record_stops_at_the_asked_number_of_questions(load_benchmark):
@@ -81,8 +100,12 @@ def test_questions_are_taken_from_a_journal_without_asking_a_solver(tmp_path, lo
     # the journal's questions replayed: the same answers (the CLI path, last two only)
     out = tmp_path / "report"
     assert ow.main(["--rows", "8", "--cols", "8", "--seed", "1", "--journal", str(path), "--last", "2",
-                    "--setting", "lf=branching=long-first,lazy_lp=false", "--limit", "60", "--out", str(out)]) == 0
-    assert "--journal" in (out / "summary.md").read_text()
+                    "--setting", "lf=branching=long-first,lazy_lp=false",
+                    "--setting", "g=branching=long-first,lazy_lp=false,guide=true", "--limit", "60",
+                    "--out", str(out)]) == 0
+    summary = (out / "summary.md").read_text()
+    assert "--journal" in summary and "questions read from the journal" in summary
+    assert "| g | branching=long-first, lazy_lp=False, guide=True |" in summary
     assert len((out / "questions.csv").read_text().splitlines()) == 1 + 2
 
 

@@ -207,3 +207,22 @@ def test_touching_minimal_is_unique_and_minimal(certifier, seed):
     assert_unique_planted(made)
     for cell in made.instance.hints:
         assert count_boards(without(made.instance, cell), limit=2) == 2
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_guiding_cpsat_from_the_planted_board_never_changes_the_hints(seed):
+    """The solution hint only changes which board answers a question, so the minimal set is the same."""
+    from harness.generate import oracle as oracle_mod
+    from harness.generate.generator import Settings, minimal_hints, planted_puzzle
+
+    results = []
+    for guide in (False, True):
+        planted, base, rng = planted_puzzle(Settings(8, 8, hints="minimal"), seed)
+        oracle = oracle_mod.UniquenessOracle(base, planted, budget=1)  # every question goes to CP-SAT
+        oracle.guide = guide
+        try:
+            results.append(minimal_hints(oracle, rng))
+            assert oracle.stats.fallback_calls > 0
+        finally:
+            oracle.close()
+    assert results[0] == results[1]
