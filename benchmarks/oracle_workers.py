@@ -12,7 +12,7 @@
 
 A setting is ``LABEL=KEY=VALUE,...``: the cpsat backend's options for the oracle's CP-SAT
 fallback (``--workers N`` is short for ``--setting wN=threads=N``), and the oracle's own
-``guide=true|false`` (start CP-SAT from the planted board, a solution hint).
+``guide=true|false`` (start CP-SAT from the planted board, a solution hint; false unless given).
 
 1. **Record.** Run the minimal-hint search of ``battlebench generate --seed S`` (same
    planted board, same order) until the oracle has asked CP-SAT ``--questions``

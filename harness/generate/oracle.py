@@ -21,7 +21,10 @@ the 13 hardest of the first 40 questions of a 30x20 search, its 8-worker portfol
 2.2x as long in all (3.1x on the proofs that no board differs) on this 2-core machine
 (``benchmarks/oracle_workers.py``, reports/oracle-workers).  It searches with the cpsat
 backend's ``branching=long-first`` and ``lazy_lp=false`` (``FALLBACK_OPTIONS``), measured the
-same way (reports/oracle-branching).
+same way (reports/oracle-branching), and starts from the planted board (a solution hint:
+``GUIDE``), which took 0.92x the CPU time on the 38 hard early questions of 30x20 seed 514
+and 0.96x on the 10 hard late ones of seed 515, the gain on the questions answered by a board
+(reports/oracle-guide).
 
 On boards of more than ``LARGE_CELLS`` cells, once the puzzle is sparse -- CaDiCaL's
 budget running out ``SKIP_AFTER`` times in a row, each costing ~0.4 s there -- the oracle
@@ -57,6 +60,7 @@ FALLBACK_WORKERS = 1  # CP-SAT workers (the 8-worker portfolio: 2.2x slower on h
 # from the start (0.39x the time of CP-SAT's own search on the hard early questions of a 30x20 search;
 # reports/oracle-branching).
 FALLBACK_OPTIONS = {"threads": FALLBACK_WORKERS, "branching": "long-first", "lazy_lp": False}
+GUIDE = True  # CP-SAT questions start from the planted board (reports/oracle-guide)
 LARGE_CELLS = 400  # boards with more cells are "large": CaDiCaL skipping
 SKIP_AFTER = 4  # large boards: budgeted CaDiCaL calls undecided in a row before CP-SAT is asked directly
 RETRY_EVERY = 8  # while skipping, still try CaDiCaL on every RETRY_EVERY-th question
@@ -165,7 +169,7 @@ class UniquenessOracle:
         self._skipped = 0
         self.large = instance.rows * instance.cols > LARGE_CELLS
         self.fallback_options: dict[str, Any] = dict(FALLBACK_OPTIONS)
-        self.guide = False  # CP-SAT questions start from the planted board (a solution hint)
+        self.guide = GUIDE  # CP-SAT questions start from the planted board (a solution hint)
 
     # ------------------------------------------------------------ cells and literals
     def hint(self, cell: Cell) -> Hint:
