@@ -18,7 +18,8 @@ it ran: ``--jobs 2`` writes byte-identical files to ``--jobs 1`` (tested).  Resu
 back as seeds finish and a progress line like ``run``'s counts them (made puzzles count
 as solved, failed seeds as errors).  Ctrl-C or SIGTERM stops every seed in flight with its
 journal kept (a pool worker gets SIGTERM, which it turns into KeyboardInterrupt; an idle
-one ignores it), so the same command resumes where each seed stopped; exit 130.
+one ignores it) and starts no other (a worker that got SIGTERM starts none of the seeds the
+pool had already queued to it), so the same command resumes where each seed stopped; exit 130.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ class SeedTask:
 
 @dataclass(frozen=True)
 class SeedResult:
-    """How one seed went: ``outcome`` is wrote, kept, failed or interrupted; ``message`` its line."""
+    """How one seed went: ``outcome`` is wrote, kept, failed, interrupted or not started (queued to a
+    pool worker when the command was stopped); ``message`` its line."""
 
     seed: int
     name: str
@@ -97,6 +99,7 @@ def phase(task: SeedTask) -> str:
 # --------------------------------------------------------------------------- one seed
 _CERTIFIERS: dict[tuple[str, float], Any] = {}  # per process: (pair, limit) -> Certifier
 _BUSY = False  # a pool worker is making a seed (SIGTERM interrupts it) or idle (SIGTERM ends it)
+_STOPPED = False  # a pool worker got SIGTERM: the seeds already queued to it are not started
 
 
 def _certifier(pair: str, limit_s: float) -> Any:
@@ -127,6 +130,8 @@ def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) 
     journal = journal_path(settings, seed, partial)
     kept = f"; the oracle's answers so far are kept in {journal}"
     t0 = time.perf_counter()
+    if _STOPPED:
+        return SeedResult(seed, task.name, "not started", f"seed {seed}: not started (interrupted)")
     if task.keep_existing and made_by(path, settings.command(seed)):
         journal.unlink(missing_ok=True)  # left by a stop just after the file was written
         return SeedResult(seed, task.name, "kept", f"kept {path} (made by the same command)")
@@ -170,6 +175,8 @@ def _pool_worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def stop(signum: int, frame: Any) -> None:
+        global _STOPPED
+        _STOPPED = True  # the task the pool queued to this worker beyond the one in hand must not start
         if _BUSY:  # idle: nothing to stop (the pool's shutdown ends the worker)
             raise KeyboardInterrupt("SIGTERM")
 
@@ -327,7 +334,7 @@ def make_all(tasks: list[SeedTask], *, executor: str = "local", jobs: int = 1, s
                     continue
                 _show(result, emit, progress)
                 failed |= result.outcome == "failed"
-                interrupted |= result.outcome == "interrupted"
+                interrupted |= result.outcome in ("interrupted", "not started")
         except KeyboardInterrupt:
             interrupted = True
             if runner is not None:
@@ -350,7 +357,7 @@ def _drain(runner: Any, emit: Callable[[str], None], progress: Any, timeout_s: f
             result = future.result(timeout=max(0.1, end - time.monotonic()))
         except Exception:  # noqa: BLE001 - cancelled, died or still running: its journal is on disk
             continue
-        if result.outcome != "kept":
+        if result.outcome not in ("kept", "not started"):
             _show(result, emit, progress)
 
 
@@ -364,7 +371,7 @@ def _show(result: SeedResult, emit: Callable[[str], None], progress: Any) -> Non
         progress.note(f"battlebench: error: {result.message}")
     else:
         print(f"battlebench: error: {result.message}", file=sys.stderr, flush=True)
-    if result.outcome != "interrupted":
+    if result.outcome not in ("interrupted", "not started"):
         progress.update(result.record)
 
 

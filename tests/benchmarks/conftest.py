@@ -19,3 +19,23 @@ def load_benchmark():
         return mod
 
     return load
+
+
+@pytest.fixture
+def journal_of_a_search(tmp_path):
+    """``make(seed)``: the journal of the minimal-hint search of an 8x8 seed (every question asked of CP-SAT)."""
+    def make(seed: int):
+        from harness.generate import oracle as oracle_mod
+        from harness.generate.generator import Settings, minimal_hints, planted_puzzle
+        from harness.generate.journal import Journal
+
+        planted, base, rng = planted_puzzle(Settings(8, 8, hints="minimal"), seed)
+        oracle = oracle_mod.UniquenessOracle(base, planted, budget=1)
+        journal = Journal(tmp_path / f"s{seed}.jsonl", key="k")
+        try:
+            minimal_hints(oracle, rng, journal=journal)
+        finally:
+            journal.close()
+            oracle.close()
+        return journal.path
+    return make

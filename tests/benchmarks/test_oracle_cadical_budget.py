@@ -5,26 +5,15 @@ from __future__ import annotations
 import csv
 
 
-def test_questions_are_asked_of_cadical_and_budgets_are_costed(tmp_path, load_benchmark):
-    from harness.generate import oracle as oracle_mod
-    from harness.generate.generator import Settings, minimal_hints, planted_puzzle
-    from harness.generate.journal import Journal
-
-    planted, base, rng = planted_puzzle(Settings(8, 8, hints="minimal"), 1)
-    oracle = oracle_mod.UniquenessOracle(base, planted, budget=1)  # every question journaled with CP-SAT's time
-    journal = Journal(tmp_path / "s.jsonl", key="k")
-    try:
-        minimal_hints(oracle, rng, journal=journal)
-    finally:
-        journal.close()
-        oracle.close()
+def test_questions_are_asked_of_cadical_and_budgets_are_costed(tmp_path, load_benchmark, journal_of_a_search):
+    path = journal_of_a_search(1)  # every question journaled with CP-SAT's time
     out = tmp_path / "report"
     bench = load_benchmark("oracle_cadical_budget")
-    assert bench.main(["--rows", "8", "--cols", "8", "--seed", "1", "--journal", str(journal.path),
+    assert bench.main(["--rows", "8", "--cols", "8", "--seed", "1", "--journal", str(path),
                        "--cap", "2000", "--out", str(out)]) == 0
     with open(out / "questions.csv") as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == len(journal.path.read_text().splitlines()) - 1
+    assert len(rows) == len(path.read_text().splitlines()) - 1
     assert all(r["cadical"] in ("board", "none", "undecided") for r in rows)
     assert all(r["cadical"] in (r["answer"], "undecided") for r in rows)
     assert any(r["cadical"] != "undecided" for r in rows)  # an 8x8 board is easy for CaDiCaL

@@ -61,30 +61,14 @@ def test_record_stops_at_the_asked_number_of_questions(load_benchmark):
     assert all(q["flip"] and q["answer"] in ("board", "none") for q in asked)
 
 
-def _journal_of_a_search(tmp_path, seed):
-    """A journal of the minimal-hint search of an 8x8 seed (every question asked of CP-SAT)."""
-    from harness.generate import oracle as oracle_mod
-    from harness.generate.generator import Settings, minimal_hints, planted_puzzle
-    from harness.generate.journal import Journal
-
-    planted, base, rng = planted_puzzle(Settings(8, 8, hints="minimal"), seed)
-    oracle = oracle_mod.UniquenessOracle(base, planted, budget=1)
-    journal = Journal(tmp_path / "s.jsonl", key="k")
-    try:
-        minimal_hints(oracle, rng, journal=journal)
-    finally:
-        journal.close()
-        oracle.close()
-    return journal.path
-
-
-def test_questions_are_taken_from_a_journal_without_asking_a_solver(tmp_path, load_benchmark, monkeypatch):
+def test_questions_are_taken_from_a_journal_without_asking_a_solver(tmp_path, load_benchmark, monkeypatch,
+                                                                   journal_of_a_search):
     import json
 
     from harness.generate import oracle as oracle_mod
 
     ow = load_benchmark("oracle_workers")
-    path = _journal_of_a_search(tmp_path, 1)
+    path = journal_of_a_search(1)
     entries = [json.loads(line) for line in path.read_text().splitlines()[1:]]
     assert len(entries) >= 3
 
@@ -109,10 +93,10 @@ def test_questions_are_taken_from_a_journal_without_asking_a_solver(tmp_path, lo
     assert len((out / "questions.csv").read_text().splitlines()) == 1 + 2
 
 
-def test_a_journal_of_another_seed_is_refused(tmp_path, load_benchmark):
+def test_a_journal_of_another_seed_is_refused(load_benchmark, journal_of_a_search):
     import pytest
 
     ow = load_benchmark("oracle_workers")
-    path = _journal_of_a_search(tmp_path, 1)
+    path = journal_of_a_search(1)
     with pytest.raises(SystemExit, match="another question"):
         ow.record_journal(8, 8, 2, path)

@@ -80,12 +80,8 @@ def test_bad_executor_arguments_are_one_line(tmp_path, capsys, argv, needle):
     assert not list(out.glob("*.toml"))
 
 
-def test_sigterm_stops_every_seed_in_flight_with_its_journal_and_the_same_command_resumes(tmp_path):
-    out = tmp_path / "out"
-    argv = ["generate", "--rows", "15", "--cols", "15", "--hints", "minimal", "--seed", "2", "--number", "2",
-            "--jobs", "2", "--out", str(out)]
-    cmd = [sys.executable, "-m", "harness.cli", *argv]
-    journals = [out / PARTIAL_DIR / f"gen_15x15_minimal_s{s}.jsonl" for s in (2, 3)]
+def _stopped_once_journaled(cmd, journals):
+    """Run ``cmd``; once every journal holds a few answers, SIGTERM it; (return code, stderr)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and proc.poll() is None:
@@ -96,7 +92,17 @@ def test_sigterm_stops_every_seed_in_flight_with_its_journal_and_the_same_comman
         pytest.fail(f"generation ended before it could be interrupted: {proc.communicate()}")
     os.kill(proc.pid, signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
+    return proc.returncode, err
+
+
+def test_sigterm_stops_every_seed_in_flight_with_its_journal_and_the_same_command_resumes(tmp_path):
+    out = tmp_path / "out"
+    argv = ["generate", "--rows", "15", "--cols", "15", "--hints", "minimal", "--seed", "2", "--number", "2",
+            "--jobs", "2", "--out", str(out)]
+    cmd = [sys.executable, "-m", "harness.cli", *argv]
+    journals = [out / PARTIAL_DIR / f"gen_15x15_minimal_s{s}.jsonl" for s in (2, 3)]
+    code, err = _stopped_once_journaled(cmd, journals)
+    assert code == 130, err
     assert err.count("interrupted; the oracle's answers so far are kept") == 2, err
     assert "Traceback" not in err
     assert all(j.exists() for j in journals) and not list(out.glob("*.toml"))
@@ -165,3 +171,17 @@ def test_the_pool_names_no_more_seeds_running_than_it_has_workers(tmp_path):
         assert [f.result().outcome for f in futures] == ["wrote"] * 4
     finally:
         pool.close()
+
+
+def test_sigterm_starts_none_of_the_seeds_queued_behind_the_ones_in_flight(tmp_path):
+    """The pool queues a task beyond its workers; once stopped, no worker may start it (or any other)."""
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "harness.cli", "generate", "--rows", "15", "--cols", "15", "--hints", "minimal",
+           "--seed", "2", "--number", "5", "--jobs", "2", "--out", str(out)]
+    in_flight = [out / PARTIAL_DIR / f"gen_15x15_minimal_s{s}.jsonl" for s in (2, 3)]
+    code, err = _stopped_once_journaled(cmd, in_flight)
+    assert code == 130, err
+    assert err.count("interrupted; the oracle's answers so far are kept") == 2, err
+    assert "not started" not in err and "Traceback" not in err
+    assert sorted(p.name for p in (out / PARTIAL_DIR).iterdir()) == sorted(j.name for j in in_flight)
+    assert not list(out.glob("*.toml"))
