@@ -36,6 +36,7 @@ from harness.generate.generator import GenerationError, Settings, generate, jour
 from harness.generate.journal import PARTIAL_DIR, Journal, answers_on_disk
 
 EXECUTORS = ("local", "dask")
+STOP_OUTCOMES = ("interrupted", "not started")  # outcomes of a seed the command's stop ended or kept from starting
 
 
 @dataclass(frozen=True)
@@ -334,7 +335,7 @@ def make_all(tasks: list[SeedTask], *, executor: str = "local", jobs: int = 1, s
                     continue
                 _show(result, emit, progress)
                 failed |= result.outcome == "failed"
-                interrupted |= result.outcome in ("interrupted", "not started")
+                interrupted |= result.outcome in STOP_OUTCOMES
         except KeyboardInterrupt:
             interrupted = True
             if runner is not None:
@@ -371,7 +372,7 @@ def _show(result: SeedResult, emit: Callable[[str], None], progress: Any) -> Non
         progress.note(f"battlebench: error: {result.message}")
     else:
         print(f"battlebench: error: {result.message}", file=sys.stderr, flush=True)
-    if result.outcome not in ("interrupted", "not started"):
+    if result.outcome not in STOP_OUTCOMES:
         progress.update(result.record)
 
 
