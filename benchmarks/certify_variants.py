@@ -1,7 +1,7 @@
 """Certification (count 2) of minimal 30x20 puzzles: what each tried variant of the best pair costs.
 
     python benchmarks/certify_variants.py --limit 150 --variants lf,clause,runs \\
-        --out reports/certify-variants instances/large/large_30x20_minimal_s502.toml ...
+        --out reports/certify-variants instances/large/large_30x20_minimal_s502.toml ... [--resume]
 
 The best pair, ``cpsat[branching=long-first,lazy_lp=false]/placement``, proves a
 minimal-hint 30x20 puzzle unique in 17-480 s on this machine; issue 18 asks for 30 s.  Each
@@ -314,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--limit", type=float, default=150.0)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the runs of OUT/runs.csv of the instances whose variants are all there; run the rest")
     args = ap.parse_args(argv)
     variants = [v for v in args.variants.split(",") if v]
     unknown = [v for v in variants if v not in VARIANTS]
@@ -323,12 +325,20 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         raise SystemExit(f"certify_variants: {missing[0]}: no such instance file")
     out = Path(args.out)
+    runs = out / "runs.csv"
+    if runs.exists() and not args.resume:
+        raise SystemExit(f"certify_variants: {runs} exists: --resume goes on from it (nothing is overwritten)")
+    rows = kept_rows(runs, args.instances, variants) if args.resume else []
+    done = {r["instance"] for r in rows}
     out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    with open(out / "runs.csv", "w", newline="") as fh:
+    with open(runs, "w", newline="") as fh:
         wr = csv.DictWriter(fh, FIELDS)
         wr.writeheader()
+        wr.writerows(rows)
+        fh.flush()
         for path in args.instances:  # one instance's variants back to back: side by side in time
+            if Path(path).stem in done:
+                continue
             for variant in variants:
                 rows.append(run_one(path, variant, args.limit))
                 wr.writerow(rows[-1])
@@ -338,13 +348,35 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if any(r["result"] in ("wrong", "error") for r in rows) else 0
 
 
+def kept_rows(runs: Path, instances: list[str], variants: list[str]) -> list[dict]:
+    """The rows of an earlier ``runs.csv`` that ``--resume`` keeps: all but those of an instance asked for that
+    lacks some variant asked for, which is run again whole, so that its variants stay side by side in time
+    (the ratios to ``lf`` are per instance)."""
+    if not runs.exists():
+        return []
+    with open(runs, newline="") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames != FIELDS:
+            raise SystemExit(f"certify_variants: {runs}: line 1: not this script's header ({', '.join(FIELDS)})")
+        old = list(reader)
+    for n, r in enumerate(old, start=2):
+        try:
+            r["wall_s"] = float(r["wall_s"])
+            r["cpu_s"] = float(r["cpu_s"]) if r["cpu_s"] != "" else ""
+        except (TypeError, ValueError):
+            raise SystemExit(f"certify_variants: {runs}: line {n}: wall_s/cpu_s are not numbers") from None
+    have = {(r["instance"], r["variant"]) for r in old}
+    partial = {Path(p).stem for p in instances if not all((Path(p).stem, v) in have for v in variants)}
+    return [r for r in old if r["instance"] not in partial]
+
+
 def summary(rows: list[dict], args, variants: list[str]) -> str:
     lines = ["# Certification variants of cpsat[branching=long-first,lazy_lp=false]/placement", "",
              f"Command: `python benchmarks/certify_variants.py --limit {args.limit:g} --variants {','.join(variants)} "
              f"--out {args.out} {' '.join(args.instances)}`", "",
              f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}; one worker "
              f"process at a time, each instance's variants back to back.  Limit {args.limit:g} s per run.", "",
-             "| variant | decided (of " + str(len(args.instances)) + ") | wall × lf | CPU × lf | on |", "|---|---:|---:|---:|---:|"]
+             "| variant | decided (of " + str(len({r["instance"] for r in rows})) + ") | wall × lf | CPU × lf | on |", "|---|---:|---:|---:|---:|"]
     for v, (n, wall, cpu) in ratios(rows).items():
         decided = sum(r["variant"] == v and r["result"] in ("unique", "not-unique", "no-board") for r in rows)
         fmt = (lambda x: "–" if x is None else f"{x:.2f}")

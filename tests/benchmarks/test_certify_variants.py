@@ -68,3 +68,62 @@ def test_ratios_leave_out_runs_either_side_did_not_decide(load_benchmark):
     assert got["lf"] == (3, 1.0, 1.0)
     n, wall, cpu = got["x"]
     assert n == 2 and wall == pytest.approx(1.0) and cpu == pytest.approx(2.0)
+
+
+def _fake_run(calls):
+    def run_one(path, variant, limit):
+        from pathlib import Path
+
+        calls.append((Path(path).stem, variant))
+        return {"instance": Path(path).stem, "variant": variant, "result": "unique", "boards": 1, "wall_s": 2.0,
+                "cpu_s": 2.0, "branches": "", "conflicts": "", "detail": "new"}
+    return run_one
+
+
+def test_an_existing_runs_csv_is_never_overwritten_without_resume(tmp_path, load_benchmark, monkeypatch):
+    bench = load_benchmark("certify_variants")
+    (tmp_path / "runs.csv").write_text("earlier runs\n")
+    monkeypatch.setattr(bench, "run_one", lambda *a: pytest.fail("a run started"))
+    with pytest.raises(SystemExit, match="runs.csv exists: --resume"):
+        bench.main(["--variants", "lf", "--out", str(tmp_path), UNIQUE])
+    assert (tmp_path / "runs.csv").read_text() == "earlier runs\n"
+
+
+def test_resume_keeps_whole_instances_and_runs_a_partial_one_again_whole(tmp_path, load_benchmark, monkeypatch):
+    bench = load_benchmark("certify_variants")
+    calls: list = []
+    monkeypatch.setattr(bench, "run_one", _fake_run(calls))
+    assert bench.main(["--variants", "lf,runs", "--out", str(tmp_path), UNIQUE, MANY]) == 0
+    with open(tmp_path / "runs.csv") as fh:  # the second instance was cut off after its first variant
+        lines = fh.read().splitlines()
+    (tmp_path / "runs.csv").write_text("\n".join(lines[:4]) + "\n")
+    calls.clear()
+    assert bench.main(["--variants", "lf,runs", "--resume", "--out", str(tmp_path), UNIQUE, MANY, NONE]) == 0
+    assert calls == [("seed004_12x12", "lf"), ("seed004_12x12", "runs"), ("unsat_hint_5x5", "lf"),
+                     ("unsat_hint_5x5", "runs")]
+    with open(tmp_path / "runs.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["instance"], r["variant"]) for r in rows] == [
+        ("classic_10x10_minimal-pieces_s200", "lf"), ("classic_10x10_minimal-pieces_s200", "runs")] + calls
+    assert "| lf | 3 | 1.00 | 1.00 | 3 |" in (tmp_path / "summary.md").read_text()
+    calls.clear()  # instances not asked for this time keep their runs
+    assert bench.main(["--variants", "lf,runs", "--resume", "--out", str(tmp_path), NONE]) == 0
+    assert calls == []
+    with open(tmp_path / "runs.csv") as fh:
+        assert len(list(csv.DictReader(fh))) == 6
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("instance,variant\nx,lf\n", "line 1: not this script's header"),
+    (",".join(["instance", "variant", "result", "boards", "wall_s", "cpu_s", "branches", "conflicts", "detail"])
+     + "\nclassic_10x10_minimal-pieces_s200,lf,unique,1,fast,1,,,\n", "line 2: wall_s/cpu_s are not numbers"),
+])
+def test_resume_from_a_corrupt_runs_csv_is_a_one_line_error_that_keeps_the_file(
+        tmp_path, load_benchmark, monkeypatch, text, problem):
+    bench = load_benchmark("certify_variants")
+    (tmp_path / "runs.csv").write_text(text)
+    monkeypatch.setattr(bench, "run_one", lambda *a: pytest.fail("a run started"))
+    with pytest.raises(SystemExit, match=problem) as err:
+        bench.main(["--variants", "lf", "--resume", "--out", str(tmp_path), UNIQUE])
+    assert "\n" not in str(err.value) and str(tmp_path / "runs.csv") in str(err.value)
+    assert (tmp_path / "runs.csv").read_text() == text

@@ -1,0 +1,274 @@
+"""Where a certification's time goes: the best pair's proof cut into cubes, and its board's long ships given.
+
+    python benchmarks/certify_anatomy.py --limit 300 --out reports/certify-anatomy \\
+        instances/large/large_30x20_minimal_s502.toml ... [--parts whole,cube,given] [--resume]
+
+The best single search, ``cpsat[branching=long-first,lazy_lp=false]/placement``, certifies a
+minimal-hint 30x20 puzzle (count 2) in 17-480 s on this machine.  This measures, per instance
+and one CP-SAT search at a time (one worker, callback enumeration, every board verified):
+
+* ``whole``: the count-2 certification itself, the baseline;
+* ``cube``: the same search once per placement of the fleet's single longest ship, with that
+  placement given (the cubes are disjoint and cover every board, so together they are the
+  whole proof): their CPU against the whole's says what cutting the proof costs, and the
+  makespan of the cubes dealt longest first to N cores (LPT) says how fast N cores could
+  certify by cubes of this size, the cube holding the board being the floor;
+* ``given``: the search with the board's ships of length >= k given, for each k from the
+  longest down: where in the fleet the proof's work lies.
+
+The board is the instance's ``planted`` one when it has it, else the first the search finds.
+Each part runs in its own worker process (killed 60 s after its time is up); every cube and
+``given`` search has ``--limit`` seconds.  Writes ``runs.csv`` (one row per search) and
+``summary.md``.  ``--resume`` keeps the instances of an earlier ``runs.csv`` whose parts are all there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import multiprocessing as mp
+import platform
+import sys
+import time
+from pathlib import Path
+
+PAIR = {"branching": "long-first", "lazy_lp": False}
+PARTS = ("whole", "cube", "given")
+FIELDS = ["instance", "part", "key", "holds_board", "result", "boards", "wall_s", "cpu_s", "branches", "conflicts"]
+CORES = (1, 2, 4, 8, 16, 32)
+TARGET_S = 30.0
+
+
+def _prepare(path: str):
+    """(instance, built backend, the board's placement indices)."""
+    from harness.backends.cpsat import CpSatBackend
+    from harness.model.abstract import build_model
+    from harness.puzzle.board import Board
+    from harness.puzzle.formats import read_instance
+    from harness.puzzle.verify import parse_ships
+
+    inst = read_instance(path)
+    be = CpSatBackend(build_model(inst), "placement", dict(PAIR))
+    be.build()
+    if "planted" in inst.meta:
+        board = Board(tuple(inst.meta["planted"]))
+    else:
+        found = be.enumerate(1, None).boards
+        if not found:
+            raise SystemExit(f"certify_anatomy: {path}: the instance has no board")
+        board = found[0]
+    index = {p.ship: p.index for p in be.model.placements}
+    ships, _ = parse_ships(board.rows)
+    return inst, be, sorted(index[s] for s in ships)
+
+
+def _search(inst, be, given: list[int], count: int | None, limit: float) -> dict:
+    """Enumerate (up to ``count``) boards with the placements ``given`` present; one row's measurements."""
+    from ortools.sat.python import cp_model
+
+    from harness.backends.cpsat import _status_meaning
+    from harness.puzzle.verify import verify
+
+    md = be.cp_model.clone()
+    lit = [md.get_bool_var_from_proto_index(v.index) for v in be.cp_y]
+    for i in given:
+        md.add_bool_or([lit[i]])
+    boards: list = []
+
+    class Collector(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self) -> None:
+            boards.append(be.model.board_from([i for i, v in enumerate(lit) if self.boolean_value(v)]))
+            if count is not None and len(boards) >= count:
+                self.stop_search()
+
+    solver = be.new_solver()
+    solver.parameters.enumerate_all_solutions = True
+    solver.parameters.num_workers = 1
+    solver.parameters.max_time_in_seconds = limit
+    t0, c0 = time.perf_counter(), time.process_time()
+    meaning = _status_meaning(solver.solve(md, Collector()), "callback")
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    done = meaning == "exhausted" or (count is not None and len(boards) >= count)
+    result = ("wrong" if any(not verify(inst, b).ok for b in boards) else "done" if done else "timeout")
+    return {"result": result, "boards": len(boards), "wall_s": round(wall, 3), "cpu_s": round(cpu, 3),
+            "branches": solver.num_branches, "conflicts": solver.num_conflicts}
+
+
+def measure(path: str, part: str, limit: float) -> list[dict]:
+    """The rows of one part of one instance, measured in this process."""
+    inst, be, board = _prepare(path)
+    m = be.model
+    if part == "whole":
+        return [{"key": "count-2", "holds_board": True} | _search(inst, be, [], 2, limit)]
+    if part == "cube":
+        ones = [L for L, n in m.fleet.items() if n == 1]
+        if not ones:
+            return []
+        rows = []
+        for p in sorted(m.by_length[max(ones)]):
+            ship = m.placements[p].ship
+            key = f"{ship.length}@r{ship.row}c{ship.col}{'h' if ship.horizontal else 'v'}"
+            rows.append({"key": key, "holds_board": p in board} | _search(inst, be, [p], None, limit))
+        return rows
+    rows = []
+    for k in sorted({m.placements[p].length for p in board}, reverse=True):
+        given = [p for p in board if m.placements[p].length >= k]
+        rows.append({"key": f">={k}", "holds_board": True} | _search(inst, be, given, None, limit))
+    return rows
+
+
+def _worker(path: str, part: str, limit: float, queue) -> None:
+    import ortools.sat.python.cp_model  # noqa: F401 - imports are not the run's time
+
+    try:
+        queue.put(("ok", measure(path, part, limit)))
+    except BaseException as exc:  # noqa: BLE001 - reported as the part's result
+        queue.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def run_part(path: str, part: str, limit: float, budget: float) -> list[dict]:
+    """``measure`` in a fresh worker process, killed 60 s after ``budget``; rows tagged with instance and part."""
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_worker, args=(path, part, limit, queue))
+    proc.start()
+    try:
+        kind, got = queue.get(timeout=budget + 60)
+    except Exception:  # noqa: BLE001 - queue.Empty: the worker overran
+        kind, got = "error", "killed: the worker overran its time"
+    proc.kill()
+    proc.join()
+    if kind == "error":
+        got = [{"key": "-", "holds_board": "", "result": "error", "boards": 0, "wall_s": "", "cpu_s": "",
+                "branches": "", "conflicts": got}]
+    return [{"instance": Path(path).stem, "part": part} | r for r in got]
+
+
+def lpt(times: list[float], cores: int) -> float:
+    """Makespan of ``times`` dealt longest first, each to the least loaded of ``cores``."""
+    loads = [0.0] * cores
+    for t in sorted(times, reverse=True):
+        loads[loads.index(min(loads))] += t
+    return max(loads)
+
+
+def kept(runs: Path, instances: list[str], parts: list[str]) -> list[dict]:
+    """The rows of an earlier ``runs.csv`` that ``--resume`` keeps: all but those of an instance asked for that
+    lacks a part asked for (``cube`` may have no rows: a fleet with no single ship has no cubes), which is run
+    again whole."""
+    if not runs.exists():
+        return []
+    with open(runs, newline="") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames != FIELDS:
+            raise SystemExit(f"certify_anatomy: {runs}: line 1: not this script's header ({', '.join(FIELDS)})")
+        old = list(reader)
+    for n, r in enumerate(old, start=2):
+        if r["result"] not in ("done", "timeout", "wrong", "error") or r["part"] not in PARTS:
+            raise SystemExit(f"certify_anatomy: {runs}: line {n}: unknown part or result")
+        try:
+            for key in ("wall_s", "cpu_s"):
+                r[key] = float(r[key]) if r[key] != "" else ""
+        except ValueError:
+            raise SystemExit(f"certify_anatomy: {runs}: line {n}: wall_s/cpu_s are not numbers") from None
+        r["holds_board"] = r["holds_board"] == "True"
+    stems = {Path(p).stem for p in instances}
+    need = set(parts) - {"cube"}
+    partial = {i for i in stems if not {r["part"] for r in old if r["instance"] == i} >= need}
+    return [r for r in old if r["instance"] not in partial]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("instances", nargs="+")
+    ap.add_argument("--limit", type=float, default=300.0, help="seconds for each search")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--parts", default=",".join(PARTS), help=f"which of {', '.join(PARTS)} to run")
+    ap.add_argument("--resume", action="store_true")
+    args = ap.parse_args(argv)
+    parts = [p for p in args.parts.split(",") if p]
+    if not parts or any(p not in PARTS for p in parts):
+        raise SystemExit(f"certify_anatomy: --parts {args.parts!r}: choose from {', '.join(PARTS)}")
+    missing = [p for p in args.instances if not Path(p).is_file()]
+    if missing:
+        raise SystemExit(f"certify_anatomy: {missing[0]}: no such instance file")
+    out = Path(args.out)
+    runs = out / "runs.csv"
+    if runs.exists() and not args.resume:
+        raise SystemExit(f"certify_anatomy: {runs} exists: --resume goes on from it (nothing is overwritten)")
+    rows = kept(runs, args.instances, parts) if args.resume else []
+    done = {r["instance"] for r in rows}
+    out.mkdir(parents=True, exist_ok=True)
+    with open(runs, "w", newline="") as fh:
+        wr = csv.DictWriter(fh, FIELDS)
+        wr.writeheader()
+        wr.writerows(rows)
+        fh.flush()
+        for path in args.instances:
+            if Path(path).stem in done:
+                continue
+            for part in parts:
+                budget = args.limit * (60 if part == "cube" else 9)  # up to 60 cubes, 8 lengths and the board
+                new = run_part(path, part, args.limit, budget)
+                rows += new
+                wr.writerows(new)
+                fh.flush()
+                print(f"{Path(path).stem} {part}: {len(new)} search(es), "
+                      f"{sum(r['cpu_s'] or 0 for r in new):.1f} s CPU", flush=True)
+    (out / "summary.md").write_text(summary(rows, args))
+    return 1 if any(r["result"] in ("wrong", "error") for r in rows) else 0
+
+
+def _fmt(x: float | None) -> str:
+    return "–" if x is None else f"{x:.1f}"
+
+
+def instance_figures(rows: list[dict]) -> dict:
+    """One instance's figures: whole CPU, cube CPU and count, the board's cube, LPT makespans, given CPU by k."""
+    whole = [r for r in rows if r["part"] == "whole"]
+    cubes = [r for r in rows if r["part"] == "cube" and r["result"] != "error"]
+    w = whole[0]["cpu_s"] if whole and whole[0]["result"] == "done" else None
+    timed_out = any(r["result"] != "done" for r in cubes)
+    times = [float(r["cpu_s"]) for r in cubes]
+    held = [float(r["cpu_s"]) for r in cubes if r["holds_board"]]
+    fig = {"whole": w, "cubes": len(cubes), "cube_sum": sum(times) if cubes else None, "cubes_complete": not timed_out,
+           "board_cube": held[0] if held else None, "lpt": {n: lpt(times, n) if cubes else None for n in CORES}}
+    fig["given"] = {r["key"]: (r["cpu_s"] if r["result"] == "done" else None)
+                    for r in rows if r["part"] == "given"}
+    fig["reach"] = next((n for n in CORES if cubes and not timed_out and fig["lpt"][n] <= TARGET_S), None)
+    return fig
+
+
+def summary(rows: list[dict], args) -> str:
+    lines = ["# Where a certification's time goes: cpsat[branching=long-first,lazy_lp=false]/placement", "",
+             f"Command: `python benchmarks/certify_anatomy.py --limit {args.limit:g} --parts {args.parts} --out {args.out} "
+             f"{' '.join(args.instances)}`", "",
+             f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}; one CP-SAT "
+             f"search at a time (one worker), CPU seconds.  Limit {args.limit:g} s per search.", "",
+             "`whole`: the count-2 certification.  `cubes`: the same search once per placement of the longest "
+             "ship, with that placement given (disjoint, together the whole proof): how many, their CPU summed, "
+             "and the cube holding the board.  `N cores`: the cubes dealt longest first to N cores (LPT makespan); "
+             f"`cores for {TARGET_S:g} s`: the fewest of {', '.join(map(str, CORES))} whose makespan is within "
+             f"{TARGET_S:g} s (– when none: the board's cube alone takes longer, or a cube ran out of time).", "",
+             "| instance | whole | cubes | cube sum | × whole | board's cube | "
+             + " | ".join(f"{n} cores" for n in CORES[1:]) + f" | cores for {TARGET_S:g} s |",
+             "|---|---:|---:|---:|---:|---:|" + "---:|" * (len(CORES) - 1) + "---:|"]
+    by_inst = {i: [r for r in rows if r["instance"] == i] for i in dict.fromkeys(r["instance"] for r in rows)}
+    figs = {i: instance_figures(rs) for i, rs in by_inst.items()}
+    for i, f in figs.items():
+        ratio = f["cube_sum"] / f["whole"] if f["whole"] and f["cube_sum"] and f["cubes_complete"] else None
+        mark = "" if f["cubes_complete"] else " (a cube timed out)"
+        lines.append(f"| {i} | {_fmt(f['whole'])} | {f['cubes']} | {_fmt(f['cube_sum'])}{mark} | "
+                     + ("–" if ratio is None else f"{ratio:.2f}") + f" | {_fmt(f['board_cube'])} | "
+                     + " | ".join(_fmt(f["lpt"][n]) for n in CORES[1:]) + f" | {f['reach'] or '–'} |")
+    keys = sorted({k for f in figs.values() for k in f["given"]}, key=lambda k: -int(k[2:]))
+    lines += ["", "CPU seconds of the search with the board's ships of length >= k given (– : out of time):", "",
+              "| instance | " + " | ".join(keys) + " |", "|---|" + "---:|" * len(keys)]
+    for i, f in figs.items():
+        lines.append(f"| {i} | " + " | ".join(_fmt(f["given"].get(k)) for k in keys) + " |")
+    lines += ["", "Every search: [runs.csv](runs.csv)."]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
