@@ -25,12 +25,13 @@ Each part runs in its own worker process (killed 60 s after its time is up); eve
 from __future__ import annotations
 
 import argparse
-import csv
 import multiprocessing as mp
 import platform
 import sys
 import time
 from pathlib import Path
+
+from harness.runner.runs_csv import RunsFile, earlier_runs, partial_groups
 
 PAIR = {"branching": "long-first", "lazy_lp": False}
 PARTS = ("whole", "cube", "given")
@@ -152,30 +153,10 @@ def lpt(times: list[float], cores: int) -> float:
     return max(loads)
 
 
-def kept(runs: Path, instances: list[str], parts: list[str]) -> list[dict]:
-    """The rows of an earlier ``runs.csv`` that ``--resume`` keeps: all but those of an instance asked for that
-    lacks a part asked for (``cube`` may have no rows: a fleet with no single ship has no cubes), which is run
-    again whole."""
-    if not runs.exists():
-        return []
-    with open(runs, newline="") as fh:
-        reader = csv.DictReader(fh)
-        if reader.fieldnames != FIELDS:
-            raise SystemExit(f"certify_anatomy: {runs}: line 1: not this script's header ({', '.join(FIELDS)})")
-        old = list(reader)
-    for n, r in enumerate(old, start=2):
-        if r["result"] not in ("done", "timeout", "wrong", "error") or r["part"] not in PARTS:
-            raise SystemExit(f"certify_anatomy: {runs}: line {n}: unknown part or result")
-        try:
-            for key in ("wall_s", "cpu_s"):
-                r[key] = float(r[key]) if r[key] != "" else ""
-        except ValueError:
-            raise SystemExit(f"certify_anatomy: {runs}: line {n}: wall_s/cpu_s are not numbers") from None
-        r["holds_board"] = r["holds_board"] == "True"
-    stems = {Path(p).stem for p in instances}
-    need = set(parts) - {"cube"}
-    partial = {i for i in stems if not {r["part"] for r in old if r["instance"] == i} >= need}
-    return [r for r in old if r["instance"] not in partial]
+def _check(row: dict) -> str | None:
+    if row["result"] not in ("done", "timeout", "wrong", "error") or row["part"] not in PARTS:
+        return "unknown part or result"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,17 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         raise SystemExit(f"certify_anatomy: {missing[0]}: no such instance file")
     out = Path(args.out)
-    runs = out / "runs.csv"
-    if runs.exists() and not args.resume:
-        raise SystemExit(f"certify_anatomy: {runs} exists: --resume goes on from it (nothing is overwritten)")
-    rows = kept(runs, args.instances, parts) if args.resume else []
+    rows = earlier_runs(out / "runs.csv", FIELDS, "certify_anatomy", args.resume, _check)
+    for r in rows:
+        r["holds_board"] = r["holds_board"] == "True"
+    wanted = {Path(p).stem: set(parts) - {"cube"} for p in args.instances}  # a fleet with no single ship: no cubes
+    partial = partial_groups(rows, "instance", wanted, "part")
+    rows = [r for r in rows if r["instance"] not in partial]  # a partial instance runs again whole
     done = {r["instance"] for r in rows}
-    out.mkdir(parents=True, exist_ok=True)
-    with open(runs, "w", newline="") as fh:
-        wr = csv.DictWriter(fh, FIELDS)
-        wr.writeheader()
-        wr.writerows(rows)
-        fh.flush()
+    with RunsFile(out / "runs.csv", FIELDS, rows) as runs:
         for path in args.instances:
             if Path(path).stem in done:
                 continue
@@ -211,8 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                 budget = args.limit * (60 if part == "cube" else 9)  # up to 60 cubes, 8 lengths and the board
                 new = run_part(path, part, args.limit, budget)
                 rows += new
-                wr.writerows(new)
-                fh.flush()
+                runs.add(new)
                 print(f"{Path(path).stem} {part}: {len(new)} search(es), "
                       f"{sum(r['cpu_s'] or 0 for r in new):.1f} s CPU", flush=True)
     (out / "summary.md").write_text(summary(rows, args))

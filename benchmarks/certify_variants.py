@@ -41,7 +41,6 @@ ratio to ``lf`` as the geometric mean over instances both decided).
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import multiprocessing as mp
 import platform
@@ -49,6 +48,8 @@ import resource
 import sys
 import time
 from pathlib import Path
+
+from harness.runner.runs_csv import RunsFile, earlier_runs, partial_groups
 
 PAIR = {"branching": "long-first", "lazy_lp": False}
 FIELDS = ["instance", "variant", "result", "boards", "wall_s", "cpu_s", "branches", "conflicts", "detail"]
@@ -325,49 +326,21 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         raise SystemExit(f"certify_variants: {missing[0]}: no such instance file")
     out = Path(args.out)
-    runs = out / "runs.csv"
-    if runs.exists() and not args.resume:
-        raise SystemExit(f"certify_variants: {runs} exists: --resume goes on from it (nothing is overwritten)")
-    rows = kept_rows(runs, args.instances, variants) if args.resume else []
+    rows = earlier_runs(out / "runs.csv", FIELDS, "certify_variants", args.resume)
+    wanted = {Path(p).stem: set(variants) for p in args.instances}
+    partial = partial_groups(rows, "instance", wanted, "variant")
+    rows = [r for r in rows if r["instance"] not in partial]  # a partial instance runs again whole
     done = {r["instance"] for r in rows}
-    out.mkdir(parents=True, exist_ok=True)
-    with open(runs, "w", newline="") as fh:
-        wr = csv.DictWriter(fh, FIELDS)
-        wr.writeheader()
-        wr.writerows(rows)
-        fh.flush()
+    with RunsFile(out / "runs.csv", FIELDS, rows) as runs:
         for path in args.instances:  # one instance's variants back to back: side by side in time
             if Path(path).stem in done:
                 continue
             for variant in variants:
                 rows.append(run_one(path, variant, args.limit))
-                wr.writerow(rows[-1])
-                fh.flush()
+                runs.add(rows[-1:])
                 print({k: rows[-1][k] for k in ("instance", "variant", "result", "wall_s", "cpu_s")}, flush=True)
     (out / "summary.md").write_text(summary(rows, args, variants))
     return 1 if any(r["result"] in ("wrong", "error") for r in rows) else 0
-
-
-def kept_rows(runs: Path, instances: list[str], variants: list[str]) -> list[dict]:
-    """The rows of an earlier ``runs.csv`` that ``--resume`` keeps: all but those of an instance asked for that
-    lacks some variant asked for, which is run again whole, so that its variants stay side by side in time
-    (the ratios to ``lf`` are per instance)."""
-    if not runs.exists():
-        return []
-    with open(runs, newline="") as fh:
-        reader = csv.DictReader(fh)
-        if reader.fieldnames != FIELDS:
-            raise SystemExit(f"certify_variants: {runs}: line 1: not this script's header ({', '.join(FIELDS)})")
-        old = list(reader)
-    for n, r in enumerate(old, start=2):
-        try:
-            r["wall_s"] = float(r["wall_s"])
-            r["cpu_s"] = float(r["cpu_s"]) if r["cpu_s"] != "" else ""
-        except (TypeError, ValueError):
-            raise SystemExit(f"certify_variants: {runs}: line {n}: wall_s/cpu_s are not numbers") from None
-    have = {(r["instance"], r["variant"]) for r in old}
-    partial = {Path(p).stem for p in instances if not all((Path(p).stem, v) in have for v in variants)}
-    return [r for r in old if r["instance"] not in partial]
 
 
 def summary(rows: list[dict], args, variants: list[str]) -> str:

@@ -1,0 +1,83 @@
+"""A benchmark script's table of runs in one CSV file: written row by row, resumed, never overwritten.
+
+Benchmarks that are scripts, not campaigns (``benchmarks/certify_variants.py``,
+``benchmarks/certify_anatomy.py``), keep every run as a row of ``runs.csv``, flushed as it
+finishes, so a stopped script loses at most the run in progress.  :func:`earlier_runs`
+refuses to start over an existing file unless asked to resume (nothing is overwritten), and
+reads it back with a one-line error naming the file, the line and the problem when it is not
+the script's own; :class:`RunsFile` rewrites the rows kept and appends new ones.  Which rows
+a resumed script keeps is its own rule (both scripts above run an instance cut off part-way
+again whole, so that its runs stay side by side in time).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import Callable, Iterable
+
+TIMES = ("wall_s", "cpu_s")
+
+
+def earlier_runs(path: Path, fields: list[str], script: str, resume: bool,
+                 check: Callable[[dict], str | None] | None = None) -> list[dict]:
+    """The rows of ``path`` when resuming (``[]`` when it does not exist yet); ``SystemExit`` with one line
+    when it exists and ``resume`` is off, or when its header, a time (``wall_s``/``cpu_s``: a number or
+    empty) or ``check(row)`` (a problem, or None) says it is not this script's."""
+    if not path.exists():
+        return []
+    if not resume:
+        raise SystemExit(f"{script}: {path} exists: --resume goes on from it (nothing is overwritten)")
+    with open(path, newline="") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames != fields:
+            raise SystemExit(f"{script}: {path}: line 1: not this script's header ({', '.join(fields)})")
+        rows = list(reader)
+    for n, row in enumerate(rows, start=2):
+        try:
+            for key in TIMES:
+                if key in row:
+                    row[key] = float(row[key]) if row[key] != "" else ""
+        except (TypeError, ValueError):
+            raise SystemExit(f"{script}: {path}: line {n}: wall_s/cpu_s are not numbers") from None
+        problem = check(row) if check else None
+        if problem:
+            raise SystemExit(f"{script}: {path}: line {n}: {problem}")
+    return rows
+
+
+def partial_groups(rows: list[dict], key: str, wanted: dict[str, set[str]], field: str) -> set[str]:
+    """The groups (values of ``key``) in ``wanted`` whose rows lack one of the ``field`` values wanted for them."""
+    have: dict[str, set[str]] = {}
+    for row in rows:
+        have.setdefault(row[key], set()).add(row[field])
+    return {g for g, need in wanted.items() if not need <= have.get(g, set())}
+
+
+class RunsFile:
+    """``runs.csv`` rewritten with the rows kept, then each new row appended and flushed as it comes."""
+
+    def __init__(self, path: Path, fields: list[str], kept: Iterable[dict]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = path.with_name(path.name + ".new")  # the old file stays whole until the kept rows are written
+        with open(fresh, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fields)
+            writer.writeheader()
+            writer.writerows(kept)
+        os.replace(fresh, path)
+        self._fh = open(path, "a", newline="")
+        self._writer = csv.DictWriter(self._fh, fields)
+
+    def add(self, rows: Iterable[dict]) -> None:
+        self._writer.writerows(rows)
+        self._fh.flush()
+
+    def __enter__(self) -> "RunsFile":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._fh.close()
+
+
+__all__ = ["RunsFile", "earlier_runs", "partial_groups"]
