@@ -8,18 +8,22 @@ minimal-hint 30x20 puzzle (count 2) in 17-480 s on this machine.  This measures,
 and one CP-SAT search at a time (one worker, callback enumeration, every board verified):
 
 * ``whole``: the count-2 certification itself, the baseline;
-* ``cube``: the same search once per placement of the fleet's single longest ship, with that
-  placement given (the cubes are disjoint and cover every board, so together they are the
-  whole proof): their CPU against the whole's says what cutting the proof costs, and the
+* ``cube``: the same search once per placement of the longest length with a single ship (the
+  fleet's longest, on the default fleet), with that placement given (the cubes are disjoint and
+  cover every board, so together they are the whole proof): their CPU against the whole's (on
+  a unique puzzle) says what cutting the proof costs, and the
   makespan of the cubes dealt longest first to N cores (LPT) says how fast N cores could
   certify by cubes of this size, the cube holding the board being the floor;
 * ``given``: the search with the board's ships of length >= k given, for each k from the
   longest down: where in the fleet the proof's work lies.
 
-The board is the instance's ``planted`` one when it has it, else the first the search finds.
-Each part runs in its own worker process (killed 60 s after its time is up); every cube and
-``given`` search has ``--limit`` seconds.  Writes ``runs.csv`` (one row per search) and
-``summary.md``.  ``--resume`` keeps the instances of an earlier ``runs.csv`` whose parts are all there.
+The board is the instance's ``planted`` one (checked by the verifier) when it has it, else the
+first the search finds.  Each part runs in its own worker process, which sends each search's
+row as it ends (killed when a row is over a minute late); every search has ``--limit``
+seconds.  Writes ``runs.csv`` (one row per search, kept as it comes: see
+:mod:`harness.runner.runs_csv`) and ``summary.md``.  ``--resume`` keeps every earlier row but
+those of an instance asked for that lacks a part asked for, which runs again whole; a failed or
+timed-out search is a result and is kept.
 """
 
 from __future__ import annotations
@@ -30,33 +34,39 @@ import platform
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
-from harness.runner.runs_csv import RunsFile, earlier_runs, partial_groups
+from harness.runner.runs_csv import RunsFile, earlier_runs, resumed
 
 PAIR = {"branching": "long-first", "lazy_lp": False}
 PARTS = ("whole", "cube", "given")
+RESULTS = ("done", "timeout", "wrong", "error", "skipped")  # skipped: no cubes (no length has a single ship)
 FIELDS = ["instance", "part", "key", "holds_board", "result", "boards", "wall_s", "cpu_s", "branches", "conflicts"]
 CORES = (1, 2, 4, 8, 16, 32)
 TARGET_S = 30.0
 
 
-def _prepare(path: str):
-    """(instance, built backend, the board's placement indices)."""
+def _prepare(path: str, limit: float):
+    """(instance, built backend, the board's placement indices): the planted board, checked by the verifier,
+    or the first board the search finds within ``limit``."""
     from harness.backends.cpsat import CpSatBackend
     from harness.model.abstract import build_model
     from harness.puzzle.board import Board
     from harness.puzzle.formats import read_instance
-    from harness.puzzle.verify import parse_ships
+    from harness.puzzle.verify import parse_ships, verify
 
     inst = read_instance(path)
     be = CpSatBackend(build_model(inst), "placement", dict(PAIR))
     be.build()
     if "planted" in inst.meta:
         board = Board(tuple(inst.meta["planted"]))
+        verdict = verify(inst, board)
+        if not verdict.ok:
+            raise ValueError(f"{path}: the planted board is not a solution ({verdict.message})")
     else:
-        found = be.enumerate(1, None).boards
+        found = be.enumerate(1, limit).boards
         if not found:
-            raise SystemExit(f"certify_anatomy: {path}: the instance has no board")
+            raise ValueError(f"{path}: no board found within {limit:g} s")
         board = found[0]
     index = {p.ship: p.index for p in be.model.placements}
     ships, _ = parse_ships(board.rows)
@@ -95,54 +105,64 @@ def _search(inst, be, given: list[int], count: int | None, limit: float) -> dict
             "branches": solver.num_branches, "conflicts": solver.num_conflicts}
 
 
-def measure(path: str, part: str, limit: float) -> list[dict]:
-    """The rows of one part of one instance, measured in this process."""
-    inst, be, board = _prepare(path)
+def measure(path: str, part: str, limit: float) -> Iterator[dict]:
+    """The rows of one part of one instance, measured in this process, each as soon as it is measured."""
+    inst, be, board = _prepare(path, limit)
     m = be.model
     if part == "whole":
-        return [{"key": "count-2", "holds_board": True} | _search(inst, be, [], 2, limit)]
-    if part == "cube":
+        yield {"key": "count-2", "holds_board": True} | _search(inst, be, [], 2, limit)
+    elif part == "cube":
+        # The fleet's exactly-one makes the placements of a length with a single ship disjoint, exhaustive cubes.
         ones = [L for L, n in m.fleet.items() if n == 1]
         if not ones:
-            return []
-        rows = []
+            yield {"key": "none", "holds_board": False, "result": "skipped", "boards": 0, "wall_s": 0.0,
+                   "cpu_s": 0.0, "branches": "", "conflicts": "no length has a single ship: no cubes"}
+            return
         for p in sorted(m.by_length[max(ones)]):
             ship = m.placements[p].ship
             key = f"{ship.length}@r{ship.row}c{ship.col}{'h' if ship.horizontal else 'v'}"
-            rows.append({"key": key, "holds_board": p in board} | _search(inst, be, [p], None, limit))
-        return rows
-    rows = []
-    for k in sorted({m.placements[p].length for p in board}, reverse=True):
-        given = [p for p in board if m.placements[p].length >= k]
-        rows.append({"key": f">={k}", "holds_board": True} | _search(inst, be, given, None, limit))
-    return rows
+            yield {"key": key, "holds_board": p in board} | _search(inst, be, [p], None, limit)
+    else:
+        for k in sorted({m.placements[p].length for p in board}, reverse=True):
+            given = [p for p in board if m.placements[p].length >= k]
+            yield {"key": f">={k}", "holds_board": True} | _search(inst, be, given, None, limit)
 
 
 def _worker(path: str, part: str, limit: float, queue) -> None:
     import ortools.sat.python.cp_model  # noqa: F401 - imports are not the run's time
 
     try:
-        queue.put(("ok", measure(path, part, limit)))
+        for row in measure(path, part, limit):
+            queue.put(("row", row))
+        queue.put(("end", None))
     except BaseException as exc:  # noqa: BLE001 - reported as the part's result
         queue.put(("error", f"{type(exc).__name__}: {exc}"))
 
 
-def run_part(path: str, part: str, limit: float, budget: float) -> list[dict]:
-    """``measure`` in a fresh worker process, killed 60 s after ``budget``; rows tagged with instance and part."""
+def run_part(path: str, part: str, limit: float) -> Iterator[dict]:
+    """``measure`` in a fresh worker process, each row as it comes (tagged with instance and part); the worker
+    is killed when a row is 60 s later than the limit of its search, and the part ends with an error row."""
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
     proc = ctx.Process(target=_worker, args=(path, part, limit, queue))
     proc.start()
+    tag = {"instance": Path(path).stem, "part": part}
     try:
-        kind, got = queue.get(timeout=budget + 60)
-    except Exception:  # noqa: BLE001 - queue.Empty: the worker overran
-        kind, got = "error", "killed: the worker overran its time"
-    proc.kill()
-    proc.join()
-    if kind == "error":
-        got = [{"key": "-", "holds_board": "", "result": "error", "boards": 0, "wall_s": "", "cpu_s": "",
-                "branches": "", "conflicts": got}]
-    return [{"instance": Path(path).stem, "part": part} | r for r in got]
+        while True:
+            try:
+                kind, got = queue.get(timeout=2 * limit + 60)  # a search, and finding the board first
+            except Exception:  # noqa: BLE001 - queue.Empty: the worker overran
+                kind, got = "error", "killed: the worker overran its time"
+            if kind == "end":
+                return
+            if kind == "error":
+                yield tag | {"key": "-", "holds_board": False, "result": "error", "boards": 0, "wall_s": "",
+                             "cpu_s": "", "branches": "", "conflicts": got}
+                return
+            yield tag | got
+    finally:
+        proc.kill()
+        proc.join()
 
 
 def lpt(times: list[float], cores: int) -> float:
@@ -154,7 +174,7 @@ def lpt(times: list[float], cores: int) -> float:
 
 
 def _check(row: dict) -> str | None:
-    if row["result"] not in ("done", "timeout", "wrong", "error") or row["part"] not in PARTS:
+    if row["result"] not in RESULTS or row["part"] not in PARTS:
         return "unknown part or result"
     return None
 
@@ -177,19 +197,17 @@ def main(argv: list[str] | None = None) -> int:
     rows = earlier_runs(out / "runs.csv", FIELDS, "certify_anatomy", args.resume, _check)
     for r in rows:
         r["holds_board"] = r["holds_board"] == "True"
-    wanted = {Path(p).stem: set(parts) - {"cube"} for p in args.instances}  # a fleet with no single ship: no cubes
-    partial = partial_groups(rows, "instance", wanted, "part")
-    rows = [r for r in rows if r["instance"] not in partial]  # a partial instance runs again whole
-    done = {r["instance"] for r in rows}
+    rows, again = resumed(rows, "instance", {Path(p).stem: set(parts) for p in args.instances}, "part")
     with RunsFile(out / "runs.csv", FIELDS, rows) as runs:
         for path in args.instances:
-            if Path(path).stem in done:
+            if Path(path).stem not in again:
                 continue
             for part in parts:
-                budget = args.limit * (60 if part == "cube" else 9)  # up to 60 cubes, 8 lengths and the board
-                new = run_part(path, part, args.limit, budget)
+                new = []
+                for row in run_part(path, part, args.limit):
+                    new.append(row)
+                    runs.add([row])
                 rows += new
-                runs.add(new)
                 print(f"{Path(path).stem} {part}: {len(new)} search(es), "
                       f"{sum(r['cpu_s'] or 0 for r in new):.1f} s CPU", flush=True)
     (out / "summary.md").write_text(summary(rows, args))
@@ -200,49 +218,75 @@ def _fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:.1f}"
 
 
+def cube_state(cubes: list[dict]) -> str:
+    """``complete`` (every cube searched to the end), ``none`` (no cubes), or the worst other result."""
+    if not cubes or all(r["result"] == "skipped" for r in cubes):
+        return "none"
+    for bad in ("error", "wrong", "timeout"):
+        if any(r["result"] == bad for r in cubes):
+            return bad
+    return "complete"
+
+
 def instance_figures(rows: list[dict]) -> dict:
-    """One instance's figures: whole CPU, cube CPU and count, the board's cube, LPT makespans, given CPU by k."""
-    whole = [r for r in rows if r["part"] == "whole"]
-    cubes = [r for r in rows if r["part"] == "cube" and r["result"] != "error"]
-    w = whole[0]["cpu_s"] if whole and whole[0]["result"] == "done" else None
-    timed_out = any(r["result"] != "done" for r in cubes)
-    times = [float(r["cpu_s"]) for r in cubes]
-    held = [float(r["cpu_s"]) for r in cubes if r["holds_board"]]
-    fig = {"whole": w, "cubes": len(cubes), "cube_sum": sum(times) if cubes else None, "cubes_complete": not timed_out,
-           "board_cube": held[0] if held else None, "lpt": {n: lpt(times, n) if cubes else None for n in CORES}}
+    """One instance's figures: whole CPU, its cubes (state, count, CPU, the board's), LPT makespans by core
+    count and the fewest cores within the target (only when every cube was searched to the end), given CPU by k.
+    ``× whole`` only compares like with like: a unique puzzle, whose whole search exhausts every cube's boards."""
+    whole = next((r for r in rows if r["part"] == "whole"), None)
+    w = whole["cpu_s"] if whole and whole["result"] == "done" else None
+    cubes = [r for r in rows if r["part"] == "cube" and r["result"] != "skipped"]
+    state = cube_state([r for r in rows if r["part"] == "cube"])
+    times = [float(r["cpu_s"]) for r in cubes if r["cpu_s"] != ""]
+    held = [float(r["cpu_s"]) for r in cubes if r["holds_board"] and r["result"] == "done"]
+    full = state == "complete"
+    fig = {"whole": w, "cubes": len(cubes), "state": state, "cube_sum": sum(times) if times else None,
+           "board_cube": held[0] if held else None,
+           "lpt": {n: lpt(times, n) if full else None for n in CORES}}
+    unique = whole is not None and w is not None and int(whole["boards"]) < 2
+    fig["ratio"] = fig["cube_sum"] / w if full and unique and w else None
+    fig["reach"] = next((n for n in CORES if full and fig["lpt"][n] <= TARGET_S), None)
     fig["given"] = {r["key"]: (r["cpu_s"] if r["result"] == "done" else None)
-                    for r in rows if r["part"] == "given"}
-    fig["reach"] = next((n for n in CORES if cubes and not timed_out and fig["lpt"][n] <= TARGET_S), None)
+                    for r in rows if r["part"] == "given" and r["key"].startswith(">=")}
+    fig["given_error"] = any(r["part"] == "given" and r["result"] in ("error", "wrong") for r in rows)
     return fig
 
 
+_STATE_MARK = {"complete": "", "none": "", "timeout": " (a cube ran out of time: at least)",
+               "wrong": " (a cube gave a wrong board)", "error": " (a cube failed: at least)"}
+
+
 def summary(rows: list[dict], args) -> str:
+    asked = [Path(p).stem for p in args.instances]
+    others = len({r["instance"] for r in rows} - set(asked))
     lines = ["# Where a certification's time goes: cpsat[branching=long-first,lazy_lp=false]/placement", "",
              f"Command: `python benchmarks/certify_anatomy.py --limit {args.limit:g} --parts {args.parts} --out {args.out} "
-             f"{' '.join(args.instances)}`", "",
+             f"{' '.join(args.instances)}`" + (f" (runs.csv also holds {others} other instance(s), not summed "
+                                               "up here)" if others else ""), "",
              f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}; one CP-SAT "
              f"search at a time (one worker), CPU seconds.  Limit {args.limit:g} s per search.", "",
              "`whole`: the count-2 certification.  `cubes`: the same search once per placement of the longest "
-             "ship, with that placement given (disjoint, together the whole proof): how many, their CPU summed, "
-             "and the cube holding the board.  `N cores`: the cubes dealt longest first to N cores (LPT makespan); "
+             "length with a single ship (the fleet's longest here), that placement given (disjoint, together the "
+             "whole proof): how many, their CPU summed, against the whole (unique puzzles only), and the cube "
+             "holding the board.  `N cores`: the cubes dealt longest first to N cores (LPT makespan); "
              f"`cores for {TARGET_S:g} s`: the fewest of {', '.join(map(str, CORES))} whose makespan is within "
-             f"{TARGET_S:g} s (– when none: the board's cube alone takes longer, or a cube ran out of time).", "",
+             f"{TARGET_S:g} s (– when none: the board's cube alone takes longer; no makespan when a cube did not "
+             "finish).", "",
              "| instance | whole | cubes | cube sum | × whole | board's cube | "
              + " | ".join(f"{n} cores" for n in CORES[1:]) + f" | cores for {TARGET_S:g} s |",
              "|---|---:|---:|---:|---:|---:|" + "---:|" * (len(CORES) - 1) + "---:|"]
-    by_inst = {i: [r for r in rows if r["instance"] == i] for i in dict.fromkeys(r["instance"] for r in rows)}
-    figs = {i: instance_figures(rs) for i, rs in by_inst.items()}
+    figs = {i: instance_figures([r for r in rows if r["instance"] == i]) for i in asked
+            if any(r["instance"] == i for r in rows)}
     for i, f in figs.items():
-        ratio = f["cube_sum"] / f["whole"] if f["whole"] and f["cube_sum"] and f["cubes_complete"] else None
-        mark = "" if f["cubes_complete"] else " (a cube timed out)"
-        lines.append(f"| {i} | {_fmt(f['whole'])} | {f['cubes']} | {_fmt(f['cube_sum'])}{mark} | "
-                     + ("–" if ratio is None else f"{ratio:.2f}") + f" | {_fmt(f['board_cube'])} | "
+        lines.append(f"| {i} | {_fmt(f['whole'])} | {f['cubes']} | {_fmt(f['cube_sum'])}{_STATE_MARK[f['state']]} | "
+                     + ("–" if f["ratio"] is None else f"{f['ratio']:.2f}") + f" | {_fmt(f['board_cube'])} | "
                      + " | ".join(_fmt(f["lpt"][n]) for n in CORES[1:]) + f" | {f['reach'] or '–'} |")
     keys = sorted({k for f in figs.values() for k in f["given"]}, key=lambda k: -int(k[2:]))
-    lines += ["", "CPU seconds of the search with the board's ships of length >= k given (– : out of time):", "",
+    lines += ["", "CPU seconds of the search with the board's ships of length >= k given (– : out of time or not "
+              "run; an instance marked * had a failed or wrong search there, see runs.csv):", "",
               "| instance | " + " | ".join(keys) + " |", "|---|" + "---:|" * len(keys)]
     for i, f in figs.items():
-        lines.append(f"| {i} | " + " | ".join(_fmt(f["given"].get(k)) for k in keys) + " |")
+        lines.append(f"| {i}{' *' if f['given_error'] else ''} | " + " | ".join(_fmt(f["given"].get(k)) for k in keys)
+                     + " |")
     lines += ["", "Every search: [runs.csv](runs.csv)."]
     return "\n".join(lines) + "\n"
 

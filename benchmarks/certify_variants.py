@@ -49,7 +49,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.runner.runs_csv import RunsFile, earlier_runs, partial_groups
+from harness.runner.runs_csv import RunsFile, earlier_runs, resumed
 
 PAIR = {"branching": "long-first", "lazy_lp": False}
 FIELDS = ["instance", "variant", "result", "boards", "wall_s", "cpu_s", "branches", "conflicts", "detail"]
@@ -326,14 +326,12 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         raise SystemExit(f"certify_variants: {missing[0]}: no such instance file")
     out = Path(args.out)
-    rows = earlier_runs(out / "runs.csv", FIELDS, "certify_variants", args.resume)
-    wanted = {Path(p).stem: set(variants) for p in args.instances}
-    partial = partial_groups(rows, "instance", wanted, "variant")
-    rows = [r for r in rows if r["instance"] not in partial]  # a partial instance runs again whole
-    done = {r["instance"] for r in rows}
+    rows = earlier_runs(out / "runs.csv", FIELDS, "certify_variants", args.resume, _check)
+    # An instance lacking a variant asked for runs all of them again (side by side); other rows stay.
+    rows, again = resumed(rows, "instance", {Path(p).stem: set(variants) for p in args.instances}, "variant")
     with RunsFile(out / "runs.csv", FIELDS, rows) as runs:
         for path in args.instances:  # one instance's variants back to back: side by side in time
-            if Path(path).stem in done:
+            if Path(path).stem not in again:
                 continue
             for variant in variants:
                 rows.append(run_one(path, variant, args.limit))
@@ -343,10 +341,25 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if any(r["result"] in ("wrong", "error") for r in rows) else 0
 
 
+RESULTS = ("unique", "not-unique", "no-board", "timeout", "wrong", "error")
+
+
+def _check(row: dict) -> str | None:
+    if row["variant"] not in VARIANTS:
+        return f"unknown variant {row['variant']!r}"
+    return None if row["result"] in RESULTS else f"unknown result {row['result']!r}"
+
+
 def summary(rows: list[dict], args, variants: list[str]) -> str:
+    """summary.md of the runs of this command's instances and variants (runs.csv may hold others, kept)."""
+    asked = {Path(p).stem for p in args.instances}
+    others = len(rows)
+    rows = [r for r in rows if r["instance"] in asked and r["variant"] in variants]
+    others -= len(rows)
     lines = ["# Certification variants of cpsat[branching=long-first,lazy_lp=false]/placement", "",
              f"Command: `python benchmarks/certify_variants.py --limit {args.limit:g} --variants {','.join(variants)} "
-             f"--out {args.out} {' '.join(args.instances)}`", "",
+             f"--out {args.out} {' '.join(args.instances)}`"
+             + (f" (runs.csv also holds {others} other run(s), not summed up here)" if others else ""), "",
              f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}; one worker "
              f"process at a time, each instance's variants back to back.  Limit {args.limit:g} s per run.", "",
              "| variant | decided (of " + str(len({r["instance"] for r in rows})) + ") | wall × lf | CPU × lf | on |", "|---|---:|---:|---:|---:|"]

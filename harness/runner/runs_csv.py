@@ -23,36 +23,52 @@ TIMES = ("wall_s", "cpu_s")
 def earlier_runs(path: Path, fields: list[str], script: str, resume: bool,
                  check: Callable[[dict], str | None] | None = None) -> list[dict]:
     """The rows of ``path`` when resuming (``[]`` when it does not exist yet); ``SystemExit`` with one line
-    when it exists and ``resume`` is off, or when its header, a time (``wall_s``/``cpu_s``: a number or
-    empty) or ``check(row)`` (a problem, or None) says it is not this script's."""
+    when it exists and ``resume`` is off, or when its header, a row's number of fields, a time
+    (``wall_s``/``cpu_s``: a number or empty) or ``check(row)`` (a problem, or None) says it is not this
+    script's.  The line named is the file's own line (the row's last, for a value that spans lines)."""
     if not path.exists():
         return []
     if not resume:
         raise SystemExit(f"{script}: {path} exists: --resume goes on from it (nothing is overwritten)")
-    with open(path, newline="") as fh:
-        reader = csv.DictReader(fh)
-        if reader.fieldnames != fields:
-            raise SystemExit(f"{script}: {path}: line 1: not this script's header ({', '.join(fields)})")
-        rows = list(reader)
-    for n, row in enumerate(rows, start=2):
-        try:
-            for key in TIMES:
-                if key in row:
-                    row[key] = float(row[key]) if row[key] != "" else ""
-        except (TypeError, ValueError):
-            raise SystemExit(f"{script}: {path}: line {n}: wall_s/cpu_s are not numbers") from None
-        problem = check(row) if check else None
-        if problem:
-            raise SystemExit(f"{script}: {path}: line {n}: {problem}")
+    rows = []
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            if reader.fieldnames != fields:
+                raise SystemExit(f"{script}: {path}: line 1: not this script's header ({', '.join(fields)})")
+            for row in reader:
+                _check_row(row, reader.line_num, path, script, check)
+                rows.append(row)
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise SystemExit(f"{script}: {path}: not a CSV file this script can read ({exc})") from None
     return rows
 
 
-def partial_groups(rows: list[dict], key: str, wanted: dict[str, set[str]], field: str) -> set[str]:
-    """The groups (values of ``key``) in ``wanted`` whose rows lack one of the ``field`` values wanted for them."""
+def _check_row(row: dict, line: int, path: Path, script: str, check) -> None:
+    where = f"{script}: {path}: line {line}"
+    if None in row or None in row.values():
+        raise SystemExit(f"{where}: {'more' if None in row else 'fewer'} fields than the header")
+    try:
+        for key in TIMES:
+            if key in row:
+                row[key] = float(row[key]) if row[key] != "" else ""
+    except ValueError:
+        raise SystemExit(f"{where}: wall_s/cpu_s are not numbers") from None
+    problem = check(row) if check else None
+    if problem:
+        raise SystemExit(f"{where}: {problem}")
+
+
+def resumed(rows: list[dict], key: str, wanted: dict[str, set[str]], field: str) -> tuple[list[dict], set[str]]:
+    """(the rows a resumed script keeps, the groups it runs again): a group (value of ``key``) in ``wanted``
+    that lacks one of the ``field`` values wanted for it runs again whole, so its rows of those values go;
+    every other row stays, those of values not wanted this time included."""
     have: dict[str, set[str]] = {}
     for row in rows:
         have.setdefault(row[key], set()).add(row[field])
-    return {g for g, need in wanted.items() if not need <= have.get(g, set())}
+    again = {g for g, need in wanted.items() if not need <= have.get(g, set())}
+    kept = [r for r in rows if not (r[key] in again and r[field] in wanted[r[key]])]
+    return kept, again
 
 
 class RunsFile:
@@ -80,4 +96,4 @@ class RunsFile:
         self._fh.close()
 
 
-__all__ = ["RunsFile", "earlier_runs", "partial_groups"]
+__all__ = ["RunsFile", "earlier_runs", "resumed"]

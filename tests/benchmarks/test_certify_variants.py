@@ -127,3 +127,25 @@ def test_resume_from_a_corrupt_runs_csv_is_a_one_line_error_that_keeps_the_file(
         bench.main(["--variants", "lf", "--resume", "--out", str(tmp_path), UNIQUE])
     assert "\n" not in str(err.value) and str(tmp_path / "runs.csv") in str(err.value)
     assert (tmp_path / "runs.csv").read_text() == text
+
+
+def test_resume_with_other_variants_keeps_the_runs_of_the_variants_not_asked_for(tmp_path, load_benchmark, monkeypatch):
+    bench = load_benchmark("certify_variants")
+    calls: list = []
+    monkeypatch.setattr(bench, "run_one", _fake_run(calls))
+    assert bench.main(["--variants", "lf,clause", "--out", str(tmp_path), UNIQUE]) == 0
+    calls.clear()
+    assert bench.main(["--variants", "lf,runs", "--resume", "--out", str(tmp_path), UNIQUE]) == 0
+    assert calls == [("classic_10x10_minimal-pieces_s200", "lf"), ("classic_10x10_minimal-pieces_s200", "runs")]
+    with open(tmp_path / "runs.csv") as fh:
+        assert sorted(r["variant"] for r in csv.DictReader(fh)) == ["clause", "lf", "runs"]
+    summary = (tmp_path / "summary.md").read_text()
+    assert "| clause |" not in summary and "also holds 1 other run(s)" in summary
+
+
+def test_resume_refuses_a_runs_csv_naming_a_variant_this_script_does_not_know(tmp_path, load_benchmark, monkeypatch):
+    bench = load_benchmark("certify_variants")
+    (tmp_path / "runs.csv").write_text(",".join(bench.FIELDS) + "\nclassic_10x10_minimal-pieces_s200,turbo,unique,1,1,1,,,\n")
+    monkeypatch.setattr(bench, "run_one", lambda *a: pytest.fail("a run started"))
+    with pytest.raises(SystemExit, match=r"runs.csv: line 2: unknown variant 'turbo'"):
+        bench.main(["--variants", "lf", "--resume", "--out", str(tmp_path), UNIQUE])

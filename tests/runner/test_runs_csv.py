@@ -6,7 +6,7 @@ import csv
 
 import pytest
 
-from harness.runner.runs_csv import RunsFile, earlier_runs, partial_groups
+from harness.runner.runs_csv import RunsFile, earlier_runs, resumed
 
 FIELDS = ["instance", "variant", "wall_s", "cpu_s"]
 
@@ -39,8 +39,11 @@ def test_rows_come_back_with_their_times_as_numbers(tmp_path):
     ("", "line 1: not this script's header"),
     ("instance,variant\na,lf\n", "line 1: not this script's header"),
     ("instance,variant,wall_s,cpu_s\na,lf,1,1\na,runs,fast,1\n", "line 3: wall_s/cpu_s are not numbers"),
-    ("instance,variant,wall_s,cpu_s\na,lf,1\n", "line 2: wall_s/cpu_s are not numbers"),  # a cut-off line
+    ("instance,variant,wall_s,cpu_s\na,lf,1,1\n\na,runs,fast,1\n", "line 4: wall_s/cpu_s are not numbers"),
+    ("instance,variant,wall_s,cpu_s\na,lf,1\n", "line 2: fewer fields than the header"),  # a cut-off line
+    ("instance,variant,wall_s,cpu_s\na,lf,1,1,extra\n", "line 2: more fields than the header"),
     ("instance,variant,wall_s,cpu_s\na,??,1,1\n", "line 2: unknown variant '\\?\\?'"),
+    ('instance,variant,wall_s,cpu_s\na,"lf\n2",1,1\nb,??,1,1\n', "line 4: unknown variant"),
 ])
 def test_a_file_that_is_not_the_scripts_is_a_one_line_error_naming_file_and_line(tmp_path, text, problem):
     path = _write(tmp_path / "runs.csv", text)
@@ -53,11 +56,22 @@ def test_a_file_that_is_not_the_scripts_is_a_one_line_error_naming_file_and_line
     assert path.read_text() == text
 
 
-def test_partial_groups_are_those_missing_something_wanted():
-    rows = [{"instance": "a", "variant": "lf"}, {"instance": "a", "variant": "runs"}, {"instance": "b", "variant": "lf"}]
-    wanted = {"a": {"lf", "runs"}, "b": {"lf", "runs"}, "c": {"lf"}}
-    assert partial_groups(rows, "instance", wanted, "variant") == {"b", "c"}
-    assert partial_groups(rows, "instance", {"a": set()}, "variant") == set()
+def test_a_file_that_is_not_text_is_a_one_line_error(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_bytes(b"instance,variant,wall_s,cpu_s\n\xff\xfe,lf,1,1\n")
+    with pytest.raises(SystemExit, match=r"runs.csv: not a CSV file this script can read") as err:
+        earlier_runs(path, FIELDS, "bench", resume=True)
+    assert "\n" not in str(err.value)
+
+
+def test_a_resumed_group_lacking_something_runs_again_and_keeps_what_it_does_not_run():
+    rows = [{"instance": "a", "variant": "lf"}, {"instance": "a", "variant": "runs"},
+            {"instance": "b", "variant": "lf"}, {"instance": "b", "variant": "clause"}, {"instance": "z", "variant": "lf"}]
+    kept, again = resumed(rows, "instance", {"a": {"lf", "runs"}, "b": {"lf", "runs"}, "c": {"lf"}}, "variant")
+    assert again == {"b", "c"}
+    # b runs lf and runs again; its clause row (not asked for now) and every row of a and z stay
+    assert kept == [rows[0], rows[1], rows[3], rows[4]]
+    assert resumed(rows, "instance", {"a": set()}, "variant") == (rows, set())
 
 
 def test_the_file_holds_the_kept_rows_then_each_new_row_as_it_comes(tmp_path):
