@@ -16,6 +16,12 @@ pair and nothing else, so its ratio to ``lf`` is the idea's effect:
 * ``runs``: redundant per-line counts of segments: the pieces meeting a line with clue k
   and n cells are at most n + 1 - k (each run needs a water cell after it);
 * ``bands``: redundant sums of two adjacent lines' clues over the placements meeting them;
+* ``automaton``: a line formulation added: each line with a clue is a word over its cells' roles
+  (water, a lone cell of a ship across the line or a submarine, the first/middle/last cell of a
+  ship along it), accepted by an automaton counting ship cells to the clue (CP-SAT's automaton
+  constraint: domain consistency on each line's count and run structure together);
+* ``hint``: CP-SAT's solution hint set to the planted board (solution-guided: the hinted board is
+  tried first; the proof that there is no other is the same search);
 * ``no-exact-lp-reason``: CP-SAT's ``use_exact_lp_reason=false``;
 * ``cells``: a fixed search over cell literals s_c (water first) in place of placements;
 * ``ships``: an integer position per ship (equal lengths ordered: the symmetry of equal
@@ -79,6 +85,55 @@ def _bands(be) -> None:
             ids = list(w)
             be.cp_model.add(cp_model.LinearExpr.weighted_sum([y[p] for p in ids], [w[p] for p in ids])
                             == clues[i] + clues[i + 1])
+
+
+def _automaton(be) -> None:
+    """A line formulation on top: each line with a clue read as a word over the roles its cells play (water,
+    a cell of a ship across the line or a submarine, the first, a middle or the last cell of a ship along
+    it), accepted by an automaton that counts ship cells up to the clue and keeps runs apart."""
+    from ortools.sat.python import cp_model
+
+    m, md, y = be.model, be.cp_model, be.cp_y
+    for kind, _, cells, clue in m.lines():
+        along = kind == "row"  # ships along a row are horizontal
+        word = []
+        for cell in cells:
+            weights = {}
+            for p in m.cover[cell]:
+                pl = m.placements[p]
+                if pl.length == 1 or pl.ship.horizontal != along:
+                    weights[p] = 1  # across the line (or a submarine): alone in it
+                else:
+                    at = pl.cells.index(cell)
+                    weights[p] = 2 if at == 0 else 4 if at == pl.length - 1 else 3
+            x = md.new_int_var(0, 4, "")
+            ids = list(weights)
+            md.add(x == cp_model.LinearExpr.weighted_sum([y[i] for i in ids], [weights[i] for i in ids]))
+            word.append(x)
+        # state = 3 * ship cells so far + phase (0: may start, 1: after a lone cell or a ship's end, 2: inside)
+        moves = []
+        for k in range(clue + 1):
+            here = 3 * k
+            moves += [(here, 0, here), (here + 1, 0, here)]
+            if k < clue:
+                nxt = 3 * (k + 1)
+                moves += [(here, 1, nxt + 1), (here, 2, nxt + 2), (here + 2, 3, nxt + 2), (here + 2, 4, nxt + 1)]
+        md.add_automaton(word, 0, [3 * clue, 3 * clue + 1], moves)
+
+
+def _hint(be) -> None:
+    """CP-SAT's solution hint: the instance's planted board (its placements 1, the rest 0)."""
+    from harness.puzzle.board import Board
+    from harness.puzzle.verify import parse_ships
+
+    m = be.model
+    if "planted" not in m.instance.meta:
+        return  # nothing to hint: the plain search
+    board = Board(tuple(m.instance.meta["planted"]))
+    index = {p.ship: p.index for p in m.placements}
+    chosen = {index[s] for s in parse_ships(board.rows)[0]}
+    for i, lit in enumerate(be.cp_y):
+        be.cp_model.add_hint(lit, i in chosen)
 
 
 def _cells(be) -> None:
@@ -157,6 +212,8 @@ VARIANTS = {
     "clause-w2": ("clause", None, False, {}, 2),
     "runs": ("enum", _runs, False, {}, 1),
     "bands": ("enum", _bands, False, {}, 1),
+    "automaton": ("enum", _automaton, False, {}, 1),
+    "hint": ("enum", _hint, False, {}, 1),
     "no-exact-lp-reason": ("clause", None, False, {"use_exact_lp_reason": False}, 1),
     "cells": ("enum", _cells, True, {}, 1),
     "ships": ("enum", _ships, True, {}, 1),

@@ -149,3 +149,12 @@ def test_resume_refuses_a_runs_csv_naming_a_variant_this_script_does_not_know(tm
     monkeypatch.setattr(bench, "run_one", lambda *a: pytest.fail("a run started"))
     with pytest.raises(SystemExit, match=r"runs.csv: line 2: unknown variant 'turbo'"):
         bench.main(["--variants", "lf", "--resume", "--out", str(tmp_path), UNIQUE])
+
+
+@pytest.mark.parametrize("variant", ["runs", "bands", "automaton", "hint"])
+def test_a_variant_that_changes_the_model_keeps_every_board(load_benchmark, variant):
+    bench = load_benchmark("certify_variants")
+    for path, boards in ((MANY, 51), (UNIQUE, 1), (NONE, 0)):
+        _, be = bench._backend(path, bench.VARIANTS[variant][1], bench.VARIANTS[variant][2])
+        answer = be.enumerate(None, 60)
+        assert answer.exhausted and len(answer.boards) == boards, (variant, path)
