@@ -3,7 +3,9 @@
 It has no solver: ``mode`` says what to do.  ``answer`` returns the boards listed in
 the instance's ``meta["fake_boards"]`` (or ``meta["planted"]``) as they are, right or
 wrong, so the verifier and ``classify`` can be tested; ``work`` does a fixed amount of
-CPU work first (for CPU-time measurements); the other modes misbehave on purpose so
+CPU work first (for CPU-time measurements); ``limit`` searches until its time limit
+(``late`` seconds past it, and ``build_s`` makes the build slow, for the conformance
+suite's limit check); the other modes misbehave on purpose so
 that limits and crash handling can be tested: ``stubborn`` blocks SIGTERM
 (like a solver deep in C code) and answers late, ``spawn`` leaves a grandchild
 process behind (for the process-group kill).
@@ -29,7 +31,7 @@ class FakeBackend(Backend):
     formulations: ClassVar[tuple[str, ...]] = ("placement", "cell")
     options: ClassVar[dict[str, Option]] = {
         "mode": Option("answer", str, ("answer", "sleep", "spin", "work", "child-spin", "crash", "raise", "exit",
-                                      "hog", "stubborn", "spawn", "segfault", "import")),
+                                      "hog", "stubborn", "spawn", "segfault", "import", "limit")),
         "seconds": Option(1.0, float, help="how long to sleep or spin"),
         "iterations": Option(1_000_000, int, help="mode work: a fixed amount of CPU work (loop iterations)"),
         "megabytes": Option(0, int, help="how much memory to allocate (mode hog)"),
@@ -38,6 +40,8 @@ class FakeBackend(Backend):
         "exhausted": Option(True, bool, help="claim the search was exhausted"),
         "pidfile": Option("", str, help="mode spawn: write the grandchild's pid here"),
         "wait": Option(True, bool, help="mode child-spin: wait for the child (else answer while it still spins)"),
+        "build_s": Option(0.0, float, help="seconds build() takes (a slow model build or solver import)"),
+        "late": Option(0.0, float, help="mode limit: seconds past its time limit it stops"),
     }
 
     @classmethod
@@ -49,6 +53,7 @@ class FakeBackend(Backend):
         return opts["memory_by"]
 
     def build(self) -> ModelSize:
+        time.sleep(self.opts["build_s"])
         return ModelSize(variables=len(self.model.placements), constraints=0)
 
     def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
@@ -70,6 +75,9 @@ class FakeBackend(Backend):
             x = 0
             for i in range(self.opts["iterations"]):
                 x ^= i
+        elif mode == "limit":  # searches until its time limit (plus ``late``), then stops undecided
+            time.sleep(max(time_limit_s or 0.0, 0.0) + self.opts["late"])
+            return Answer(boards=[], exhausted=False, hit_limit=True, solver_reported_s=0.0, detail="fake:limit")
         elif mode == "raise":
             raise BackendError("fake backend raised on request")
         elif mode == "crash":

@@ -105,3 +105,17 @@ def test_cli_exit_codes_and_table(capsys):
                           (("sat", "-o", "solver=nope"), "option 'solver'"), (("sat", "--check", "x"), "unknown check")):
         code, out, err = run(capsys, "conform", *argv)
         assert code == 2 and message in err and not out, argv
+
+
+@pytest.mark.parametrize("options, verdict", [
+    ({"late": 0.0}, None),                    # stops at its limit
+    ({"late": 2.5}, "stopped 2."),            # stops 2.5 s past it
+    ({"build_s": 2.5}, None),                 # a build longer than the limit, then stops at once
+    ({"build_s": 2.5, "late": 2.5}, "after a build of 2."),  # ... then runs on past it
+])
+def test_the_limit_check_judges_what_the_backend_can_stop(isolated, options, verdict):
+    results = _by_check(conform(isolated, "fake", ["placement"], {"mode": "limit"} | options, checks=("limit",)))
+    if verdict is None:
+        assert results["limit"].passed, results["limit"].detail
+    else:
+        assert not results["limit"].passed and verdict in results["limit"].detail, results["limit"].detail
