@@ -18,7 +18,7 @@ $BB generate --rows 10 --cols 10 --hints unique --unsat --number 10 --seed 0 --p
 # large: 30x20 puzzles, default fleet (36 ships, lengths 1-8): 5 hint-free, 5 each with 60, 120 and
 # 240 random hints (10, 20, 40% of the cells), the count (1 or "many") certified by a count-2, and 5
 # certified-unique with `--hints unique` (340-410 hints: easy, but their count is known to be 1).
-# Minimal-hint 30x20 puzzles (seeds 500-519, `*` hints: ship cells of unknown piece; and seeds 600-602 with a
+# Minimal-hint 30x20 puzzles (seeds 500-520, `*` hints: ship cells of unknown piece; and seeds 600-602 with a
 # fifth of the clues unknown) take long (seed 501: 32 min, 136 s of it the certification; seed 502: 13.5 min);
 # the suite holds those made so far.  Two seeds at a time (--jobs 2).  Run these lines again to go on: finished
 # seeds are kept (--keep-existing) and a stopped search resumes from its journal in instances/large/.partial/.
@@ -31,7 +31,7 @@ $BB generate $L --hints 240 --seed 300
 $BB generate $L --hints unique --seed 400
 # The minimal ones are certified by CP-SAT searching longest ships first (reports/certify-speed).
 LF="cpsat[branching=long-first,lazy_lp=false]/placement"
-$BB generate --rows 30 --cols 20 --hints minimal --number 20 --seed 500 --keep-existing --question-limit 900 \
+$BB generate --rows 30 --cols 20 --hints minimal --number 21 --seed 500 --keep-existing --question-limit 900 \
     --certify "$LF" --jobs 2 --prefix large --out instances/large
 $BB generate --rows 30 --cols 20 --hints minimal --unknown-clues 0.2 --number 3 --seed 600 --keep-existing \
     --question-limit 900 --certify "$LF" --jobs 2 --prefix large --out instances/large
