@@ -73,8 +73,9 @@ def _prepare(path: str, limit: float):
     return inst, be, sorted(index[s] for s in ships)
 
 
-def _search(inst, be, given: list[int], count: int | None, limit: float) -> dict:
-    """Enumerate (up to ``count``) boards with the placements ``given`` present; one row's measurements."""
+def _search(inst, be, given: list[int], count: int | None, limit: float, forbid: list[int] = ()) -> dict:
+    """Enumerate (up to ``count``) boards with the placements ``given`` present and ``forbid`` absent; one
+    row's measurements."""
     from ortools.sat.python import cp_model
 
     from harness.backends.cpsat import _status_meaning
@@ -84,6 +85,8 @@ def _search(inst, be, given: list[int], count: int | None, limit: float) -> dict
     lit = [md.get_bool_var_from_proto_index(v.index) for v in be.cp_y]
     for i in given:
         md.add_bool_or([lit[i]])
+    for i in forbid:
+        md.add_bool_or([~lit[i]])
     boards: list = []
 
     class Collector(cp_model.CpSolverSolutionCallback):
@@ -128,23 +131,24 @@ def measure(path: str, part: str, limit: float) -> Iterator[dict]:
             yield {"key": f">={k}", "holds_board": True} | _search(inst, be, given, None, limit)
 
 
-def _worker(path: str, part: str, limit: float, queue) -> None:
+def _worker(path: str, part: str, limit: float, queue, rows_of=None) -> None:
     import ortools.sat.python.cp_model  # noqa: F401 - imports are not the run's time
 
     try:
-        for row in measure(path, part, limit):
+        for row in (rows_of or measure)(path, part, limit):
             queue.put(("row", row))
         queue.put(("end", None))
     except BaseException as exc:  # noqa: BLE001 - reported as the part's result
         queue.put(("error", f"{type(exc).__name__}: {exc}"))
 
 
-def run_part(path: str, part: str, limit: float) -> Iterator[dict]:
-    """``measure`` in a fresh worker process, each row as it comes (tagged with instance and part); the worker
-    is killed when a row is 60 s later than the limit of its search, and the part ends with an error row."""
+def run_part(path: str, part: str, limit: float, rows_of=None) -> Iterator[dict]:
+    """``measure`` (or ``rows_of``, the same signature) in a fresh worker process, each row as it comes (tagged
+    with instance and part); the worker is killed when a row is 60 s later than the limit of its search, and the
+    part ends with an error row."""
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
-    proc = ctx.Process(target=_worker, args=(path, part, limit, queue))
+    proc = ctx.Process(target=_worker, args=(path, part, limit, queue, rows_of))
     proc.start()
     tag = {"instance": Path(path).stem, "part": part}
     try:
