@@ -46,6 +46,25 @@ def test_the_sub_cubes_of_a_cube_hold_its_boards_exactly_once(tmp_path, load_ben
         assert all(r["result"] == "done" for r in subs) and sum(r["boards"] for r in subs) == many[key] > 0
 
 
+def test_cut_deeper_the_next_ship_of_a_length_comes_after_the_first(tmp_path, load_benchmark, level_one):
+    bench = load_benchmark("certify_two_level")
+    cubes = {r["key"]: r for r in _rows(level_one) if r["instance"] == "classic_10x10_minimal-pieces_s200"}
+    top = next(k for k, r in cubes.items() if r["holds_board"] == "True")
+    second = next(r for r in bench.sub_cubes(UNIQUE, top, 30) if r["holds_board"])
+    third = list(bench.sub_cubes(UNIQUE, f"{top}/{second['key']}", 30))  # the second 3-ship of the fleet
+    assert all(r["result"] == "done" for r in third) and sum(r["boards"] for r in third) == 1
+    assert [r["boards"] for r in third if r["holds_board"]] == [1]
+    many = {r["key"]: int(r["boards"]) for r in _rows(level_one) if r["instance"] == "seed004_12x12"}
+    key = max(many, key=lambda k: many[k])
+    for sub in [r for r in bench.sub_cubes(MANY, key, 30) if r["boards"]][:2]:
+        deeper = list(bench.sub_cubes(MANY, f"{key}/{sub['key']}", 30))
+        assert sum(r["boards"] for r in deeper) == sub["boards"]
+    with pytest.raises(ValueError, match="is not a placement of ship 2"):
+        list(bench.sub_cubes(UNIQUE, f"{top}/{top}", 30))
+    leaves = bench.leaves({"8@a": {}, "8@a/7@b": {}, "8@a/7@c": {}, "8@a/7@b/7@d": {}, "8@e": {}})
+    assert sorted(leaves) == ["8@a/7@b/7@d", "8@a/7@c", "8@e"]
+
+
 def test_a_cube_under_the_threshold_keeps_its_time_and_a_timeout_gives_no_makespan(load_benchmark):
     bench = load_benchmark("certify_two_level")
     cubes = {"8@a": {"cpu_s": 40.0}, "8@b": {"cpu_s": 12.0}, "8@c": {"cpu_s": 5.0}}
@@ -72,7 +91,7 @@ def test_missing_or_unfinished_level_one_cubes_stop_before_any_search(tmp_path, 
                     str(ROOT / "instances/large/large_30x20_minimal_s502.toml")])
     text = level_one.read_text().splitlines()
     cut = next(i for i, x in enumerate(text) if x.startswith("classic_10x10_minimal-pieces_s200,cube,"))
-    for bad, message in (("timeout", "no complete set of level-1"), ("done", "cpu_s is not a number")):
+    for bad, message in (("timeout", "no complete set of cubes"), ("done", "cpu_s is not a number")):
         fields = text[cut].split(",")
         fields[4] = bad
         fields[7] = "x" if bad == "done" else fields[7]
