@@ -138,7 +138,11 @@ def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) 
         return SeedResult(seed, task.name, "kept", f"kept {path} (made by the same command)")
 
     def resuming(j: Journal) -> None:
-        print(f"resuming from {j.path} ({j.resumable} oracle answers recorded)", file=log, flush=True)
+        if j.set_aside:
+            print(f"{j.path} held another search's answers (other settings or version): moved to {j.set_aside}",
+                  file=log, flush=True)
+        if j.resumable:
+            print(f"resuming from {j.path} ({j.resumable} oracle answers recorded)", file=log, flush=True)
 
     _BUSY = True
     try:

@@ -413,7 +413,7 @@ def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: P
 
     With ``journal_dir``, a minimal-hint search keeps a journal there
     (:func:`journal_for`) and resumes from one a stopped run left (``on_resume`` is told
-    first); the caller deletes it with ``Generated.journal.finish()`` once the puzzle is
+    first, and when a journal of another search under that name was set aside); the caller deletes it with ``Generated.journal.finish()`` once the puzzle is
     written, and it stays if generation fails.  ``question_limit_s`` bounds one CP-SAT
     question of the oracle (it never changes an answer, only whether one comes)."""
     t0 = time.perf_counter()
@@ -428,7 +428,7 @@ def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: P
         try:
             if settings.hints == "minimal":
                 journal = journal_for(settings, seed, planted, journal_dir) if journal_dir is not None else None
-                if journal is not None and journal.resumable and on_resume is not None:
+                if journal is not None and (journal.resumable or journal.set_aside) and on_resume is not None:
                     on_resume(journal)
                 cells = minimal_hints(oracle, rng, journal=journal)
             else:

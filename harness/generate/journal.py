@@ -11,8 +11,11 @@ version, a hand-edited file) ends the replay there and the rest of the file is d
 File layout: a header line ``{"journal": 1, "key": ...}`` naming the puzzle (its
 regenerating command, the planted board and the harness version), then one line per
 answer ``{"q": question hash, "a": "none" | "undecided" | [[row, col], ...], "s": seconds}``.
-A header with another key starts the journal afresh; a torn last line (the process died
-while writing it) is ignored.  The file is deleted once the puzzle is written.
+A file with another key (another search under the same name: other settings, another
+harness version) is never overwritten: it is moved aside to ``NAME.jsonl.<hash>.stale``
+(``Journal.set_aside``), where its answers stay for whoever wants them, and the journal
+starts afresh.  A torn last line (the process died while writing it) is ignored.  The file
+is deleted once the puzzle is written.
 """
 
 from __future__ import annotations
@@ -65,7 +68,13 @@ class Journal:
         self._next = 0
         self.replayed = 0  # answers taken from the file in this run
         self.replayed_s = 0.0  # the seconds they took when first asked
+        self.set_aside: Path | None = None  # where a journal of another search under this name was moved
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self._replay and self.path.is_file() and self.path.stat().st_size:
+            data = self.path.read_bytes()
+            if not self._ours(data):
+                self.set_aside = self.path.with_name(f"{self.path.name}.{hashlib.sha256(data).hexdigest()[:8]}.stale")
+                os.replace(self.path, self.set_aside)
         if not self._replay:
             self._write([json.dumps({"journal": VERSION, "key": key})])
         self._file = self.path.open("a")
@@ -75,6 +84,16 @@ class Journal:
         """How many recorded answers this run may replay (all of them, unless the search left
         the recorded path, which drops the rest)."""
         return len(self._replay)
+
+    def _ours(self, data: bytes) -> bool:
+        """Whether the file's header names this search (a file with only our header, or none readable, is
+        nothing to keep: a torn first line means no answer was ever recorded after it)."""
+        first = data.split(b"\n", 1)[0]
+        try:
+            header = json.loads(first)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return data.count(b"\n") <= 1
+        return isinstance(header, dict) and header.get("journal") == VERSION and header.get("key") == self.key
 
     def _load(self) -> list[tuple[str, Answer, float]]:
         try:

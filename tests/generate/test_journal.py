@@ -91,10 +91,30 @@ def test_a_torn_last_line_is_dropped_and_another_puzzle_starts_afresh(tmp_path):
     j.close()
     assert all(json.loads(line) for line in path.read_text().splitlines())  # the torn line is gone
 
-    other = Journal(path, "k2")  # another puzzle: nothing is replayed
+    before = path.read_text()
+    other = Journal(path, "k2")  # another search under the same name: nothing is replayed, nothing is lost
     assert other.resumable == 0 and other.lookup("q1") == (False, None)
     other.close()
     assert json.loads(path.read_text().splitlines()[0])["key"] == "k2"
+    assert other.set_aside is not None and other.set_aside.name.endswith(".stale")
+    kept = Journal(other.set_aside, "k1")
+    kept.close()
+    assert other.set_aside.read_text() == before and kept.resumable == 3
+    again = Journal(path, "k2")  # its own file: kept, nothing set aside
+    assert again.set_aside is None and json.loads(path.read_text().splitlines()[0])["key"] == "k2"
+    again.close()
+
+
+def test_a_torn_header_is_nothing_to_keep_and_an_old_format_is_set_aside(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"journal": 1, "ke')  # the process died writing the header: no answer was ever recorded
+    j = Journal(path, "k")
+    j.close()
+    assert j.set_aside is None and list(tmp_path.iterdir()) == [path]
+    path.write_text(json.dumps({"journal": 0, "key": "k"}) + "\n" + json.dumps({"q": "a", "a": "none"}) + "\n")
+    j = Journal(path, "k")  # another format of the journal, same key: not ours to overwrite
+    j.close()
+    assert j.set_aside is not None and j.set_aside.read_text().count("\n") == 2 and j.resumable == 0
 
 
 def test_a_question_off_the_recorded_path_drops_the_rest(tmp_path):
@@ -146,6 +166,32 @@ def test_generate_interrupted_then_rerun_resumes_and_cleans_up(tmp_path, capsys,
     assert made.hints == ref.hints
     assert made.meta["generation"]["answers_replayed"] == 4
     assert not (out / PARTIAL_DIR).exists()
+
+
+def test_a_rerun_with_other_settings_sets_the_old_journal_aside(tmp_path, capsys, monkeypatch):
+    argv = ["generate", "--rows", "10", "--cols", "10", "--hints", "minimal", "--seed", "3"]
+    real = UniquenessOracle.differs
+    calls = []
+
+    def stopping(self, cells, flip):
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        calls.append(1)
+        return real(self, cells, flip)
+
+    out = tmp_path / "out"
+    monkeypatch.setattr(UniquenessOracle, "differs", stopping)
+    assert main([*argv, "--certify", "sat/placement", "--out", str(out)]) == 130
+    journal = out / PARTIAL_DIR / "gen_10x10_minimal_s3.jsonl"
+    before = journal.read_text()
+    monkeypatch.setattr(UniquenessOracle, "differs", real)
+    capsys.readouterr()
+    assert main([*argv, "--certify", "cpsat/placement", "--out", str(out)]) == 0  # same name, another command
+    err = capsys.readouterr().err
+    stale = list((out / PARTIAL_DIR).glob("*.stale"))
+    assert len(stale) == 1 and stale[0].read_text() == before  # the 4 answers of the other search are kept
+    assert f"{journal} held another search's answers" in err and str(stale[0]) in err and "resuming" not in err
+    assert (out / "gen_10x10_minimal_s3.toml").exists() and not journal.exists()
 
 
 def test_ctrl_c_or_sigterm_leaves_a_clean_exit_and_a_journal_that_resumes(tmp_path):
