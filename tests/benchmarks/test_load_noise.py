@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import csv
+import sqlite3
+import statistics
+
+import pytest
 
 from fakecampaign import GOOD
 from harness.puzzle.formats import write_instance
@@ -27,7 +31,16 @@ def test_load_noise_judges_idle_and_loaded_campaigns_on_both_clocks(load_benchma
         ("all", "0.01", "loaded", "wall"), ("all", "0.01", "loaded", "cpu")]
     assert all(int(r["runs_compared"]) == 3 for r in rows)
     cpu = [r for r in rows if r["time"] == "cpu"]
-    assert all(0.5 < float(r["median_ratio"]) < 1.5 for r in cpu)  # the same work: the same CPU time
+
+    def times(name, column):
+        with sqlite3.connect(tmp_path / "out" / name / "results.sqlite") as db:
+            return dict(db.execute(f"select run_id, {column} from runs"))
+    for r in rows:  # each campaign's median per-run ratio to idle-a, on the clock the row names
+        base, other = times("idle-a", f"{r['time']}_s"), times(r["campaign"], f"{r['time']}_s")
+        assert float(r["median_ratio"]) == pytest.approx(statistics.median(other[k] / base[k] for k in base))
+    # the same work takes CPU time of the same order; not closer: on a 2-vCPU machine whose vCPUs share a core,
+    # a hog (or any other load) stretches CPU time too (1.62x measured in a CI run beside another test run)
+    assert all(1 / 3 < float(r["median_ratio"]) < 3 for r in cpu)
     assert code == (1 if any(int(r["slowdowns"]) for r in cpu) else 0)
     assert "| all | 0.01 | loaded | cpu |" in (tmp_path / "out" / "summary.md").read_text()
     for name in ("idle-a", "idle-b", "loaded"):
