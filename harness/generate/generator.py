@@ -413,8 +413,9 @@ def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: P
 
     With ``journal_dir``, a minimal-hint search keeps a journal there
     (:func:`journal_for`) and resumes from one a stopped run left (``on_resume`` is told
-    first, and when a journal of another search under that name was set aside); the caller deletes it with ``Generated.journal.finish()`` once the puzzle is
-    written, and it stays if generation fails.  ``question_limit_s`` bounds one CP-SAT
+    first, and when a journal of another search under that name was set aside); the caller
+    deletes it with ``Generated.journal.finish()`` once the puzzle is written, and it stays
+    if generation fails.  ``question_limit_s`` bounds one CP-SAT
     question of the oracle (it never changes an answer, only whether one comes)."""
     t0 = time.perf_counter()
     planted, base, rng = planted_puzzle(settings, seed)

@@ -64,17 +64,20 @@ class Journal:
     def __init__(self, path: Path | str, key: str):
         self.path = Path(path)
         self.key = key
-        self._replay: list[tuple[str, Answer, float]] = self._load()
         self._next = 0
         self.replayed = 0  # answers taken from the file in this run
         self.replayed_s = 0.0  # the seconds they took when first asked
         self.set_aside: Path | None = None  # where a journal of another search under this name was moved
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self._replay and self.path.is_file() and self.path.stat().st_size:
+        try:
             data = self.path.read_bytes()
-            if not self._ours(data):
-                self.set_aside = self.path.with_name(f"{self.path.name}.{hashlib.sha256(data).hexdigest()[:8]}.stale")
-                os.replace(self.path, self.set_aside)
+        except FileNotFoundError:
+            data = b""
+        if data and not self._ours(data):
+            self.set_aside = self.path.with_name(f"{self.path.name}.{hashlib.sha256(data).hexdigest()[:8]}.stale")
+            os.replace(self.path, self.set_aside)
+            data = b""
+        self._replay: list[tuple[str, Answer, float]] = self._load(data)
         if not self._replay:
             self._write([json.dumps({"journal": VERSION, "key": key})])
         self._file = self.path.open("a")
@@ -95,16 +98,13 @@ class Journal:
             return data.count(b"\n") <= 1
         return isinstance(header, dict) and header.get("journal") == VERSION and header.get("key") == self.key
 
-    def _load(self) -> list[tuple[str, Answer, float]]:
+    def _load(self, data: bytes) -> list[tuple[str, Answer, float]]:
+        """The answers recorded in ``data``, a file of this search (``_ours``) or nothing worth keeping."""
         try:
-            lines = self.path.read_text().splitlines()
-        except (FileNotFoundError, UnicodeDecodeError):
+            lines = data.decode().splitlines()
+        except UnicodeDecodeError:
             return []
-        try:
-            header = json.loads(lines[0]) if lines else {}
-        except json.JSONDecodeError:
-            return []
-        if not isinstance(header, dict) or header.get("journal") != VERSION or header.get("key") != self.key:
+        if not lines:
             return []
         entries = []
         for line in lines[1:]:
