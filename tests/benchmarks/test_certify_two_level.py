@@ -121,3 +121,17 @@ def test_resume_keeps_a_finished_instance_and_reruns_one_cut_off(tmp_path, load_
     assert bench.main(args + ["--resume"]) == 0
     assert len(ran) == 5
     assert len(_rows(runs)) == before.count("\n") - 1  # cut off in one cube: the instance ran again whole
+
+
+def test_a_failed_or_wrong_sub_cube_makes_the_exit_code_1_and_no_makespan(tmp_path, load_benchmark, level_one,
+                                                                          monkeypatch):
+    bench = load_benchmark("certify_two_level")
+    for bad in ("error", "wrong"):
+        monkeypatch.setattr(bench.anatomy, "run_part", lambda path, part, limit, rows_of=None, bad=bad: [
+            {"instance": "classic_10x10_minimal-pieces_s200", "part": part, "key": "3@r0c0h", "holds_board": False,
+             "result": bad, "boards": 0, "wall_s": "", "cpu_s": "", "branches": "", "conflicts": "killed"}])
+        out = tmp_path / bad
+        assert bench.main(["--cubes-from", str(level_one), "--split-above", "-1", "--out", str(out), UNIQUE]) == 1
+        line = next(x for x in (out / "summary.md").read_text().splitlines()
+                    if x.startswith("| classic_10x10_minimal-pieces_s200 |"))
+        assert line.endswith("| – |") and ("failed" in line or "wrong" in line)
