@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness.backends.registry import all_pairs
 from harness.puzzle.plant import default_fleet, instance_from_board, random_board
-from harness.runner.isolated import IsolatedSolver
+from harness.tasks.isolated import IsolatedSolver
 
 EXEMPT = {"mip/ship-pairs"}
 

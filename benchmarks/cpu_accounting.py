@@ -24,7 +24,8 @@ from pathlib import Path
 from harness.core.status import Task
 from harness.puzzle.formats import read_instance
 from harness.runner import process
-from harness.runner.process import RunRequest, WorkerPool
+from harness.runner.process import WorkerPool
+from harness.tasks.solve import RunRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 BACKENDS = ("sat", "cpsat", "mip")

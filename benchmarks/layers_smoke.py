@@ -31,7 +31,7 @@ from pathlib import Path
 
 from harness.core.status import Task
 from harness.puzzle.formats import read_instance
-from harness.runner.isolated import IsolatedSolver
+from harness.tasks.isolated import IsolatedSolver
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = (("sb_12_12_5_0", 0), ("sb_14_14_6_0", 2), ("sb_15_15_6_0", 2))

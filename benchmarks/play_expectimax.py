@@ -70,7 +70,7 @@ def _play(args: tuple) -> tuple[str, int, int, float]:
     from harness.counting.format import read_deployment
     from harness.play.match import play_game
     from harness.play.strategies import get_strategy
-    from harness.play.task import sampler_for
+    from harness.play.sample import sampler_for
     from harness.play.sample import game_deployment
 
     board = read_deployment(BOARD)

@@ -210,7 +210,7 @@ class Tables:
     """The board's ships (the sampler's labels and order) and their hint-free placements as arrays."""
 
     def __init__(self, board):
-        from harness.play.task import sampler_for
+        from harness.play.sample import sampler_for
 
         smp = sampler_for(board)
         self.labels = list(smp.labels)
@@ -345,7 +345,7 @@ def run(args) -> None:
     from harness.play.match import play_game
     from harness.play.sample import game_deployment
     from harness.play.strategies import get_strategy
-    from harness.play.task import sampler_for
+    from harness.play.sample import sampler_for
 
     board = read_deployment(BOARD)
     sampler = sampler_for(board)
@@ -392,7 +392,7 @@ def base_check(args) -> None:
     from harness.counting.format import read_deployment
     from harness.play.game import labelled
     from harness.play.sample import game_deployment
-    from harness.play.task import sampler_for
+    from harness.play.sample import sampler_for
 
     board = read_deployment(BOARD)
     sampler = sampler_for(board)
@@ -415,7 +415,7 @@ def noise(args) -> None:
     from harness.play.game import Game, labelled
     from harness.play.sample import game_deployment
     from harness.play.strategies import get_strategy
-    from harness.play.task import sampler_for
+    from harness.play.sample import sampler_for
 
     board = read_deployment(BOARD)
     lb = labelled(board)

@@ -1,55 +1,89 @@
-"""battlebench: a benchmark harness for Solitaire Battleship solvers and formulations.
+"""battlebench: a benchmark harness for Battleship solvers, formulations, counters and strategies.
 
-Glossary (these words are used with exactly these meanings in code, columns and reports):
+Glossary (these words are used with exactly these meanings in code, columns and reports).
+Three *tasks* share one path through the runner; where a word means something for each,
+its meaning is given per task: **solve** (puzzles), **count** (deployments), **play** (games).
 
-instance
-    One puzzle: board size, fleet, row/column clues (each an integer or unknown),
-    per-cell hints and the rules flag ``touching`` (may ships touch?).
-formulation
-    A way to model an instance for a solver: ``placement`` (one variable per ship
-    placement), ``cell`` (seven piece symbols per cell), ``ship-pairs`` (per-ship
-    placement variables with pairwise buffer conflicts).
-backend
-    A solver technology with its options, one class behind the contract of
-    ``harness.backends.base``: built-in ``cpsat`` (OR-Tools CP-SAT), ``mip`` (Pyomo ->
-    HiGHS or SCIP), ``sat`` (python-sat), ``minizinc`` (MiniZinc models -> Gecode or any
-    FlatZinc solver), ``cpmpy`` (CPMpy -> its solvers); or a *plugin*.
-plugin
-    A backend from outside this package: declared by an installed distribution as an
-    entry point of the group ``battlebench.backends``, or named as ``module:Class``.
-conformance
-    What every backend x formulation must do, checked by ``battlebench conform`` on
-    brute-forced tiny instances: exact counts, uniqueness, unsat proven by the solver,
-    every board verified, its own time limit honoured.
-pair
-    backend x formulation x options, with a deterministic label such as
-    ``sat[encoding=totalizer,solver=cadical195]/placement``.
 task
-    ``solve`` (one board, or proof that none exists) or ``count K`` (distinct boards
-    up to K; K=2 certifies uniqueness; K=0 means all); or the counting task,
-    ``deployments`` / ``boards``: every deployment (or distinct board) of a deployment
-    instance, counted exactly; or ``play``: one game of a strategy.
+    What a run is asked to do; one module of ``harness.tasks`` behind the contract of
+    ``harness.core.task`` (registered in ``TASKS``: built-ins, entry points of the group
+    ``battlebench.tasks``, ``module:Class``):
+    *solve* -- a puzzle solved (one board, or proof that none exists) or its distinct
+    boards counted up to K; *count* -- a deployment instance's deployments (or distinct
+    boards) counted exactly; *play* -- one game of a strategy against a hidden deployment.
+question
+    The solve task's two questions, named in its runs' ``task`` column: ``solve`` (k=1)
+    and ``count-K`` (distinct boards up to K; K=2 certifies uniqueness; K=0 means all).
+    ``count-K`` is a question of the solve task, not the count task.
+instance
+    What a run is on, read from one file: solve -- one puzzle (size, fleet, row/column
+    clues each an integer or unknown, per-cell hints, the rules flag ``touching``);
+    count -- a *deployment* instance; play -- a *board* (a deployment instance without
+    hints or clues).
+plugin
+    A class behind one family's contract, found by name: built-in, an entry point of an
+    installed distribution (groups ``battlebench.backends``, ``battlebench.counters``,
+    ``battlebench.strategies``, ``battlebench.tasks``) or ``module:Class``; checked on load;
+    qualified by ``battlebench conform``.  Each task's pairs name one family's plugin.
+backend
+    The solve task's plugin: a solver technology with its options, one class behind the
+    contract of ``harness.backends.base``: built-in ``cpsat`` (OR-Tools CP-SAT), ``mip``
+    (Pyomo -> HiGHS or SCIP), ``sat`` (python-sat), ``minizinc`` (MiniZinc models ->
+    Gecode or any FlatZinc solver), ``cpmpy`` (CPMpy -> its solvers); or a plugin.
+counter
+    The count task's plugin: a counting algorithm behind one contract (``dp``,
+    ``frontier``, ``cluster``, ``dlx``, ``sharpsat``, ``cpsat``, ``sat``, ``brute``); it
+    declares what it takes (``refuses``) and declines the rest.
+strategy
+    The play task's plugin: a way of choosing the next shot behind one contract
+    (``random``, ``hunt-target``, ``parity``, ``density``, ``thompson``, ``posterior``,
+    ``lookahead``).
+formulation
+    The solve task's variant of a pair: a way to model a puzzle for a solver
+    (``placement``, ``cell``, ``ship-pairs``).  The count task's variant is *what is
+    counted* (``deployments`` or ``boards``, as its task label); the play task's is the
+    *announcement rule* (``ship``, ``sunk``, ``none``).  In records and configs the
+    variant is the ``formulation`` column (a config may write ``rule`` for play).
+conformance
+    What every plugin of a family must do, checked by ``battlebench conform``: a backend
+    (each formulation) on brute-forced tiny puzzles -- exact counts, uniqueness, unsat
+    proven by the solver, every board verified, its own time limit honoured; a counter
+    on brute-forced tiny deployment instances -- exact counts, refusals as declared, a
+    limit check; a strategy on small boards -- legal shots only, every fleet sunk,
+    the same shots for the same seed, undeclared rules refused.
+pair
+    plugin x variant x options, with a deterministic label: solve --
+    ``sat[encoding=totalizer,solver=cadical195]/placement``; count -- ``dp/deployments``;
+    play -- ``thompson[block=2000]/ship``.
 race
-    A racing portfolio: two or more pairs (its *legs*) run at once on one instance, each
-    in its own worker; the first decided answer wins and the other legs are killed.  In
-    a campaign it takes a pair's place (``race[cpsat/placement,sat/placement]``).
+    A racing portfolio of the solve task: two or more pairs (its *legs*) run at once on
+    one instance, each in its own worker; the first decided answer wins and the other
+    legs are killed.  In a campaign it takes a pair's place
+    (``race[cpsat/placement,sat/placement]``).
 run
-    One pair on one instance for one task, once (a noun; "execute" is the verb).
+    One pair on one instance for one task, once (a noun; "execute" is the verb); in the
+    play task, one game.
 campaign
     A config expanded into runs.
 plan
     Every run a campaign's config expands to, recorded in its results store before any
     run executes; a campaign is *complete* when every planned run is stored.
 answer
-    What the solver said: boards found, whether its search was exhausted.
+    What the plugin said: solve -- boards found, whether its search was exhausted;
+    count -- the count, whether it is complete; play -- the shot sequence.
 termination
-    Why the run ended: completed, time limit, memory limit, crash.
+    Why the run ended: completed, solver-limit (the plugin stopped itself at its limit),
+    timeout, memout, crash, refused (the plugin declined the instance: not a crash).
 status
-    Classified from answer, termination and verdict by the pure ``classify()``:
-    ``sat``, ``unsat``, ``timeout``, ``memout``, ``error``, ``wrong``.
+    Classified from answer, termination and verdict by a pure function
+    (``classify()``, ``classify_count()``, ``classify_play()``): ``sat``, ``unsat``,
+    ``timeout``, ``memout``, ``error``, ``wrong``, ``refused``.  Play: ``sat`` is a game
+    that ended.
 verdict
-    What the independent verifier says of every returned board: ``ok`` or the first
-    violated rule and its cell.
+    What the independent check says of the answer: solve -- the verifier on every
+    returned board; count -- the count against the instance's known count; play -- the
+    shot sequence replayed against the hidden deployment drawn again.  ``ok``, ``none``
+    (nothing to judge) or the first thing wrong.
 failure
     A run whose status is ``error``, ``memout`` or ``timeout``; failures are grouped by
     the first line of their message.
@@ -57,36 +91,27 @@ wall time, CPU time
     ``wall_s``: seconds from dispatch to answer, measured by the runner; ``cpu_s``: user +
     system CPU seconds of the worker's process tree during the run.
 deployment
-    A counting instance (a board of square or hex cells, named pieces, the touching
+    A count-task instance (a board of square or hex cells, named pieces, the touching
     rule, hints, clues) and, counted, one way to place every piece on it: an assignment
     of placements to pieces.  Counted *by boards*, deployments with the same ship cells
     are one.
 piece
     A named shape (straight ship, polyomino, polyhex) with its rotations and, where the
     rules say, reflections; ``count`` identical copies of it.
-counter
-    A counting algorithm behind one contract (``dp``, ``frontier``, ``cluster``, ``dlx``,
-    ``sharpsat``, ``cpsat``, ``sat``, ``brute``); in a campaign of the counting task it
-    takes the backend's place in a pair (``dp/deployments``).
 marginal
     For one cell (and piece), how many deployments put a ship there; divided by the
     count, the exact probability of a ship in that cell given what is known.
 game
-    The two-player game's unit of play: one hidden deployment of a board's fleet, drawn
-    uniformly from a seed (game ``i`` of seed ``s`` is the same for every strategy), shot at
-    until every ship cell is hit; in a campaign of the ``play`` task each game is a run
-    (``count``: its shots; ``repetition``: its number).
+    The play task's run: one hidden deployment of a board's fleet, drawn uniformly from
+    a seed (game ``i`` of seed ``s`` is the same for every strategy), shot at until
+    every ship cell is hit; its record keeps its *shots* in ``shots`` and its number + 1
+    in ``repetition``.
 shot
     One cell fired at, announced as hit or miss under the *announcement rule*: ``ship``
-    (and the name of a ship it sinks), ``sunk`` (and "sunk", unnamed) or ``none``; the rule
-    takes the formulation's place in a pair (``posterior/ship``).
+    (and the name of a ship it sinks), ``sunk`` (and "sunk", unnamed) or ``none``.
 position
     What the shooter knows after some shots: misses, hits, ships sunk and where; as a
     deployment with hints, its marginals are the exact posterior.
-strategy
-    A way of choosing the next shot behind one contract (``random``, ``hunt-target``,
-    ``parity``, ``density``, ``thompson``, ``posterior``, ``lookahead``); in a campaign of
-    the ``play`` task it takes the backend's place in a pair.
 tie
     Two pairs that solved as many instances and whose time ratio's bootstrap interval
     contains 1 (tied within noise), or whose times are closer than the timer's
@@ -96,29 +121,32 @@ tie
 __version__ = "0.1.0"
 
 GLOSSARY = (
+    "task",
+    "question",
     "instance",
-    "formulation",
+    "plugin",
     "backend",
+    "counter",
+    "strategy",
+    "formulation",
+    "conformance",
     "pair",
     "race",
-    "task",
     "run",
     "campaign",
+    "plan",
     "answer",
     "termination",
     "status",
     "verdict",
-    "plan",
     "failure",
     "wall time",
     "CPU time",
-    "tie",
     "deployment",
     "piece",
-    "counter",
     "marginal",
     "game",
     "shot",
     "position",
-    "strategy",
+    "tie",
 )

@@ -4,6 +4,7 @@
     +-- InputError                 bad user input; printed as one line, exit 2
     |   +-- InstanceFormatError    an instance file cannot be read (file, place, problem)
     |   +-- UsageError             an unknown backend, formulation, option or format
+    |   +-- ConfigError            a campaign config is invalid (file, key, problem)
     |   +-- StoreMismatch          a results directory holds another config's campaign
     |   +-- StoreDamaged           a results store fails SQLite's integrity check
     +-- BackendUnavailable         a solver library cannot be imported
@@ -47,6 +48,14 @@ class InstanceFormatError(InputError):
 
 class UsageError(InputError):
     """An unknown backend, formulation, option, format or malformed command line."""
+
+
+class ConfigError(InputError):
+    """A campaign config is invalid: ``FILE: KEY: PROBLEM``."""
+
+    def __init__(self, file: object, key: str, problem: str):
+        self.file, self.key, self.problem = str(file), key, problem
+        super().__init__(f"{file}: {key}: {problem}" if key else f"{file}: {problem}")
 
 
 class StoreMismatch(InputError):

@@ -21,6 +21,7 @@ from harness import __version__
 from harness.backends.base import Answer
 from harness.backends.registry import check_pair
 from harness.core.status import Status, Task, Termination, classify
+from harness.core.task import WorkerOutcome
 from harness.errors import HarnessError
 from harness.model import build_model
 from harness.puzzle.board import Board
@@ -97,7 +98,7 @@ def _dedupe(boards: list[Board]) -> list[Board]:
 
 
 @dataclass
-class Outcome:
+class Outcome(WorkerOutcome):
     """What one execution in a worker produced, before anyone judged it.
 
     ``boards`` are as the solver returned them (deduplicated, not verified);
@@ -110,12 +111,9 @@ class Outcome:
     solver_reported_s: float | None = None
     detail: str = ""
     error: str = ""
-    failure: str = ""
     times: dict[str, float] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
-    peak_rss_mb: float | None = None
-    cpu_s: float | None = None  # user + system CPU of the worker and its children during the run
 
 
 def execute(

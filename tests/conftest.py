@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.runner.isolated import IsolatedSolver
+from harness.tasks.isolated import IsolatedSolver
 
 
 @pytest.fixture(scope="session")

@@ -51,8 +51,19 @@ DAMAGES = {
 """Each damage, applied to a store's ``results.sqlite`` with enough pages to lose some."""
 
 
+def as_version_2(db: Path) -> None:
+    """Make a store look as schema 2 left it: no shots column; a game's shots in its count."""
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE runs SET count = shots WHERE task = 'play'")
+    conn.execute("ALTER TABLE runs DROP COLUMN shots")
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+
+
 def as_version_1(db: Path) -> None:
-    """Make a store look as battlebench 0.1 left it: schema 1, no cpu_s column, no plan."""
+    """Make a store look as battlebench 0.1 left it: schema 1, no cpu_s or shots column, no plan."""
+    as_version_2(db)
     conn = sqlite3.connect(db)
     conn.execute("ALTER TABLE runs DROP COLUMN cpu_s")
     conn.execute("DROP TABLE planned_runs")

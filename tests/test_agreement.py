@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.backends.registry import BACKENDS, all_pairs, get_backend
+from harness.backends.registry import FAMILY, all_pairs, get_backend
 from harness.core.status import Status, Task
 from harness.puzzle.formats import read_instance
 
@@ -28,7 +28,7 @@ LIMIT_S = 60
 AVAILABLE = [(b, f) for b, f in all_pairs() if get_backend(b).available() is None]
 
 
-@pytest.mark.parametrize("backend", sorted(BACKENDS))
+@pytest.mark.parametrize("backend", FAMILY.names())
 def test_every_built_in_backend_takes_part_here(backend):
     """A backend missing here (MiniZinc not installed) is skipped with its reason, never silently left out."""
     missing = get_backend(backend).available()

@@ -1,8 +1,11 @@
-"""Import direction, one way only: core <- puzzle <- model <- backends <- solve <- runner -> store;
-counting over core and puzzle (its counters import their libraries lazily), run by the runner;
-report over store and puzzle (its verifier re-checks stored boards; neither imports a solver);
-generate over runner; play over counting (its posterior is the counters' marginals); conform over solve
-(it is handed a runner); cli on top."""
+"""Import direction, one way only.
+
+core (the vocabulary: statuses, records, the task contract, plugin families) <- the domains
+(puzzle <- model; counting <- play) <- backends <- solve <- tasks (one module per task: the only
+place that joins a domain to the runner) ; runner and store know no task: they import core only,
+and meet a task through the registry at run time; report reads stores and meets each task's
+report section through the registry; conform and generate run plugins through a task; cli on top.
+"""
 
 from __future__ import annotations
 
@@ -16,33 +19,36 @@ import pytest
 from harness.backends.registry import BACKENDS
 
 PKG = Path(__file__).resolve().parents[1] / "harness"
+DOMAINS = {"puzzle", "model", "counting", "play", "backends", "solve"}
 # Each layer may import only from the layers listed for it (and itself).
 ALLOWED = {
-    "core": {"core", "errors"},
     "errors": {"errors"},
+    "core": {"core", "errors", "__init__"},
     "puzzle": {"core", "errors", "puzzle"},
     "model": {"core", "errors", "puzzle", "model"},
+    "counting": {"core", "errors", "puzzle", "counting", "__init__"},  # puzzle: puzzles read as deployments
+    "play": {"core", "errors", "counting", "play"},  # counting: placements, marginals (the exact posterior)
     "backends": {"core", "errors", "puzzle", "model", "backends"},
     "solve": {"core", "errors", "puzzle", "model", "backends", "solve", "__init__"},
-    "runner": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "counting", "play",
-               "__init__"},
-    "counting": {"core", "errors", "puzzle", "counting", "__init__"},  # puzzle: puzzles read as deployments
     "store": {"core", "errors", "store"},
+    "runner": {"core", "errors", "store", "runner", "__init__"},  # task-agnostic: no domain, no task
+    "tasks": {"core", "errors", "puzzle", "model", "counting", "play", "backends", "solve", "runner", "report",
+              "tasks", "__init__"},
     "report": {"core", "errors", "store", "report", "puzzle"},  # puzzle: the verifier, formats (no solver)
-    "generate": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "generate", "__init__"},
+    "conform": {"core", "errors", "puzzle", "counting", "play", "solve", "tasks", "runner", "conform"},
+    "generate": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "tasks", "generate",
+                 "__init__"},
     "cli": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "report", "generate",
-            "counting", "play", "cli", "count_cli", "play_cli", "backends_cli", "__init__"},
-    "backends_cli": {"core", "errors", "backends", "runner", "conform", "counting", "play", "backends_cli"},
-    "conform": {"core", "errors", "puzzle", "solve", "conform"},  # runs backends through a runner it is given
-    "count_cli": {"core", "errors", "puzzle", "runner", "counting", "count_cli", "__init__"},
-    "play": {"core", "errors", "counting", "play"},  # counting: placements, marginals (the exact posterior)
-    "play_cli": {"core", "errors", "counting", "play", "play_cli"},
+            "counting", "play", "tasks", "conform", "cli", "__init__"},
 }
+MEASURING = ("runner/run.py", "runner/campaign.py", "runner/worker.py", "runner/process.py", "runner/config.py",
+             "runner/local.py", "runner/dask.py", "runner/race.py", "runner/progress.py", "store/sqlite.py")
 SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat", "cpmpy", "minizinc", "pyscipopt", "pychoco", "z3", "exact",
                "pumpkin_solver", "pindakaas"}
 
 
 def _layer(path: Path) -> str:
+    """The layer of a module: its package under harness/, or its own name for a top-level module."""
     rel = path.relative_to(PKG)
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
@@ -67,6 +73,30 @@ def test_imports_follow_the_layers(path):
         parts = module.split(".")
         if parts[0] == "harness" and len(parts) > 1:
             assert parts[1] in ALLOWED[layer], f"{path.name}: {layer} must not import {module}"
+
+
+def test_every_module_is_in_a_layer():
+    assert {_layer(p) for p in PKG.rglob("*.py")} <= set(ALLOWED) | {"__init__"}
+
+
+@pytest.mark.parametrize("name", MEASURING)
+def test_the_measuring_layer_imports_no_task_and_no_domain(name):
+    """The runner, worker, process pool, config loader and store import no puzzle, counting, play or task code,
+    not even inside a function: they meet a task only through the registry (harness.core.task.TASKS)."""
+    for _, module in _imports(PKG / name):
+        parts = module.split(".")
+        if parts[0] == "harness" and len(parts) > 1:
+            assert parts[1] not in DOMAINS | {"tasks", "report", "conform", "generate", "cli"}, \
+                f"{name} imports {module}"
+
+
+def test_loading_the_measuring_layer_loads_no_task_or_domain_module():
+    code = ("import sys; import harness.runner.run, harness.runner.local, harness.runner.dask, harness.runner.worker, "
+            "harness.runner.race, harness.store; from harness.runner.config import load_config; "
+            "bad = sorted(m for m in sys.modules if m.split('.')[:2] and len(m.split('.')) > 1 and m.split('.')[0] "
+            f"== 'harness' and m.split('.')[1] in {sorted(DOMAINS | {'tasks'})!r}); assert not bad, bad; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PKG)))

@@ -67,7 +67,8 @@ import sys
 from harness.cli import _build_parser
 
 PRODUCED = {"sb.dzn"}  # files an earlier README command writes
-COPIED = {"mysolver/": "examples/backend-template/"}  # folders an earlier README command copies
+COPIED = {"mysolver/": "examples/backend-template/", "mycounter/": "examples/counter-template/",
+          "mystrategy/": "examples/strategy-template/"}  # folders an earlier README command copies
 
 
 def _exists(path: str) -> bool:

@@ -36,20 +36,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
+from harness.core.options import Option, resolve
 from harness.errors import UsageError
 from harness.model import Model
 from harness.puzzle.board import Board
-
-
-@dataclass(frozen=True)
-class Option:
-    """A declared backend option."""
-
-    default: Any
-    type: type
-    choices: tuple[Any, ...] | None = None
-    help: str = ""
-    minimum: int | float | None = None
 
 
 COMMON_OPTIONS: dict[str, Option] = {
@@ -106,18 +96,19 @@ class Deadline:
         return rem is not None and rem <= 0.0
 
 
-def _coerce(value: Any, typ: type) -> Any:
-    """Convert a command-line or config value to the declared type."""
-    if typ is bool and isinstance(value, str):
-        low = value.strip().lower()
-        if low in ("1", "true", "yes", "on"):
-            return True
-        if low in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(value)
-    if typ is int and isinstance(value, float) and not value.is_integer():
-        raise ValueError(value)
-    return typ(value)
+def solver_label(cls: type["Backend"], opts: dict[str, Any], versions: dict[str, str]) -> str | None:
+    """``"NAME VERSION"`` of the solver ``cls`` runs with ``opts`` (a chosen ``solver`` option that the name
+    does not already say is added in brackets), or None when ``versions`` lacks it."""
+    key = cls.solver(opts)
+    if key not in versions:
+        key = cls.library or cls.name
+    if key not in versions:
+        return None
+    text = f"{key} {versions[key]}"
+    chosen = opts.get("solver")
+    if isinstance(chosen, str) and chosen and chosen != key:
+        text += f" ({chosen})"
+    return text
 
 
 class Backend:
@@ -128,6 +119,13 @@ class Backend:
     options: ClassVar[dict[str, Option]] = {}
     requires: ClassVar[tuple[str, ...]] = ()  # modules the backend imports (found, not imported)
     install: ClassVar[str] = ""  # one line: how to install what is missing
+    library: ClassVar[str] = ""  # the key of versions() naming its solver (default: the backend's name)
+
+    @classmethod
+    def solver(cls, opts: dict[str, Any]) -> str:
+        """The key of :meth:`versions` naming the solver that answers with these (resolved) options: what a
+        run record's ``solver_version`` names.  Override when an option picks the solver (``mip``'s engine)."""
+        return cls.library or cls.name
 
     @classmethod
     def available(cls) -> str | None:
@@ -165,25 +163,7 @@ class Backend:
     @classmethod
     def resolve_options(cls, given: dict[str, Any]) -> dict[str, Any]:
         """Defaults filled in, unknown names and bad values rejected."""
-        declared = cls.declared_options()
-        out = {k: o.default for k, o in declared.items()}
-        for key, value in given.items():
-            if key not in declared:
-                raise UsageError(
-                    f"backend {cls.name!r} has no option {key!r} (known: {', '.join(sorted(declared))})"
-                )
-            opt = declared[key]
-            try:
-                value = _coerce(value, opt.type)
-            except (TypeError, ValueError):
-                raise UsageError(f"option {key!r} of backend {cls.name!r} must be {opt.type.__name__}") from None
-            if opt.minimum is not None and value < opt.minimum:
-                raise UsageError(f"option {key!r} of backend {cls.name!r} must be >= {opt.minimum}")
-            if opt.choices is not None and value not in opt.choices:
-                raise UsageError(
-                    f"option {key!r} of backend {cls.name!r} must be one of {', '.join(map(str, opt.choices))}"
-                )
-            out[key] = value
+        out = resolve(cls.declared_options(), given, f"backend {cls.name!r}")
         cls.check_options(out)
         return out
 

@@ -132,6 +132,11 @@ class CpmpyBackend(Backend):
     """CPMpy on the ``placement`` and ``cell`` formulations, any decision solver."""
 
     name = "cpmpy"
+
+    @classmethod
+    def solver(cls, opts: dict[str, Any]) -> str:
+        """The package of the solver CPMpy drives (a key of :meth:`versions`)."""
+        return LIBRARIES.get(str(opts.get("solver")), ("", "cpmpy"))[1]
     formulations = ("placement", "cell")
     options = {
         "solver": Option("ortools", str, SOLVERS, "the solver CPMpy drives (see the module docstring)"),

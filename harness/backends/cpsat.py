@@ -74,6 +74,7 @@ class CpSatBackend(Backend):
     """OR-Tools CP-SAT on the ``placement`` and ``cell`` formulations."""
 
     name = "cpsat"
+    library = "ortools"
     formulations = ("placement", "cell")
     options = {
         "enumeration": Option(

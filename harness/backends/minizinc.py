@@ -219,6 +219,11 @@ class MiniZincBackend(Backend):
     """MiniZinc (own models of ``placement`` and ``cell``) with a FlatZinc solver, default Gecode."""
 
     name = "minizinc"
+
+    @classmethod
+    def solver(cls, opts: dict[str, Any]) -> str:
+        """The FlatZinc solver MiniZinc runs (its short name, a key of :meth:`versions`)."""
+        return str(opts.get("solver") or "minizinc")
     formulations = ("placement", "cell")
     options = {
         "solver": Option("gecode", str, help="a solver MiniZinc finds (minizinc --solvers): id, id ending or tag"),

@@ -57,6 +57,12 @@ def _termination_table() -> dict[Any, str]:
 
 class MipBackend(Backend):
     name: ClassVar[str] = "mip"
+    library: ClassVar[str] = "highs"
+
+    @classmethod
+    def solver(cls, opts: dict[str, Any]) -> str:
+        """The engine that answers: ``highs`` or ``scip`` (both engines' versions are in :meth:`versions`)."""
+        return str(opts.get("engine") or cls.library)
     formulations: ClassVar[tuple[str, ...]] = ("placement", "cell", "ship-pairs")
     options: ClassVar[dict[str, Option]] = {
         "symmetry": Option(

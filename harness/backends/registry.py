@@ -17,14 +17,8 @@ Whatever names it, the class must implement the contract of :mod:`harness.backen
 
 from __future__ import annotations
 
-import functools
-import importlib
-import os
-import sys
-from dataclasses import dataclass
-from importlib.metadata import entry_points as _installed_entry_points
-
 from harness.backends.base import Backend, Option
+from harness.core.plugins import Family, Origin, is_reference, overridden
 from harness.errors import UsageError
 
 ENTRY_POINT_GROUP = "battlebench.backends"
@@ -40,62 +34,12 @@ BACKENDS: dict[str, str] = {
 TEST_BACKENDS: dict[str, str] = {
     "fake": "harness.backends.fake:FakeBackend",
 }
+DEFAULT_BACKEND = "cpsat"
 DEFAULT_FORMULATION = "placement"
 
 
-@dataclass(frozen=True)
-class Origin:
-    """Where a backend name comes from: ``built-in``, ``entry point (DIST VERSION)`` or ``module:Class``."""
-
-    name: str
-    target: str  # "module:Class"
-    source: str
-
-
-@functools.lru_cache(maxsize=1)
-def plugin_origins() -> dict[str, Origin]:
-    """The backends installed distributions declare in the ``battlebench.backends`` group."""
-    out: dict[str, Origin] = {}
-    for ep in _installed_entry_points(group=ENTRY_POINT_GROUP):
-        dist = getattr(ep, "dist", None)
-        where = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
-        out.setdefault(ep.name, Origin(ep.name, ep.value, f"entry point ({where})"))
-    return out
-
-
-def origins() -> dict[str, Origin]:
-    """Every backend that can be named without a reference: built-ins first, then entry points.
-
-    An entry point that reuses a built-in's name is left out (the built-in wins).
-    """
-    out = {name: Origin(name, target, "built-in") for name, target in BACKENDS.items()}
-    for name, origin in plugin_origins().items():
-        out.setdefault(name, origin)
-    return out
-
-
-def is_reference(name: str) -> bool:
-    return ":" in name
-
-
-def origin_of(name: str) -> Origin:
-    """Where ``name`` comes from (UsageError if nothing has that name)."""
-    if is_reference(name):
-        return Origin(name, name, "module:Class")
-    if name in TEST_BACKENDS:
-        return Origin(name, TEST_BACKENDS[name], "built-in (tests)")
-    known = origins()
-    if name not in known:
-        raise UsageError(
-            f"unknown backend {name!r} (choose from {', '.join(known)}, or name a class as module:Class)"
-        )
-    return known[name]
-
-
-def contract_problems(cls: object) -> list[str]:
-    """What keeps ``cls`` from being a backend (empty: nothing)."""
-    if not (isinstance(cls, type) and issubclass(cls, Backend)):
-        return ["it is not a subclass of harness.backends.Backend"]
+def _contract(cls: type[Backend]) -> list[str]:
+    """What keeps a subclass of Backend from being a backend (empty: nothing)."""
     problems = []
     if not isinstance(cls.name, str) or not cls.name:
         problems.append("its name is not set")
@@ -105,36 +49,37 @@ def contract_problems(cls: object) -> list[str]:
     if not isinstance(cls.options, dict) or not all(isinstance(o, Option) for o in cls.options.values()):
         problems.append("options must map names to harness.backends.Option")
     for method in ("versions", "build", "enumerate"):
-        if next(k for k in cls.__mro__ if method in k.__dict__) is Backend:
+        if not overridden(cls, Backend, method):
             problems.append(f"it does not implement {method}()")
     return problems
 
 
-def _load(origin: Origin) -> type[Backend]:
-    what = f"backend {origin.name!r}" + ("" if origin.source.startswith("built-in") else f" [{origin.source}]")
-    module, sep, attr = origin.target.partition(":")
-    if not module or not sep or not attr:
-        raise UsageError(f"{what}: {origin.target!r} is not of the form module:Class")
-    if origin.source == "module:Class" and os.getcwd() not in sys.path:
-        sys.path.append(os.getcwd())  # as in the workers (python -m puts the directory first)
-    try:
-        mod = importlib.import_module(module)
-    except Exception as exc:  # a plugin's import may fail in any way; it must not crash the harness
-        raise UsageError(f"{what}: cannot import module {module!r}: {type(exc).__name__}: {exc}") from None
-    cls = mod
-    for part in attr.split("."):
-        cls = getattr(cls, part, None)
-        if cls is None:
-            raise UsageError(f"{what}: module {module!r} has no attribute {attr!r}")
-    problems = contract_problems(cls)
-    if problems:
-        raise UsageError(f"{what}: {origin.target} does not implement the backend contract: {'; '.join(problems)}")
-    return cls  # type: ignore[return-value]
+FAMILY = Family("backend", ENTRY_POINT_GROUP, BACKENDS, base="harness.backends.base:Backend", check=_contract,
+                hidden=TEST_BACKENDS, default=DEFAULT_BACKEND)
+plugin_origins = FAMILY.plugin_origins  # (cached; tests clear it with plugin_origins.cache_clear())
+
+
+def origins() -> dict[str, Origin]:
+    """Every backend that can be named without a reference: built-ins first, then entry points.
+
+    An entry point that reuses a built-in's name is left out (the built-in wins).
+    """
+    return FAMILY.origins()
+
+
+def origin_of(name: str) -> Origin:
+    """Where ``name`` comes from (UsageError if nothing has that name)."""
+    return FAMILY.origin_of(name)
+
+
+def contract_problems(cls: object) -> list[str]:
+    """What keeps ``cls`` from being a backend (empty: nothing)."""
+    return FAMILY.contract_problems(cls)
 
 
 def get_backend(name: str) -> type[Backend]:
     """The backend class called ``name`` (UsageError if unknown, not importable or not a backend)."""
-    return _load(origin_of(name))
+    return FAMILY.load(name)
 
 
 def all_pairs() -> list[tuple[str, str]]:
@@ -153,3 +98,8 @@ def check_pair(backend: str, formulation: str) -> type[Backend]:
     if missing:
         raise UsageError(f"backend {backend!r} is not available here: {missing}")
     return cls
+
+
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "DEFAULT_FORMULATION", "ENTRY_POINT_GROUP", "FAMILY", "Origin",
+           "all_pairs", "check_pair", "contract_problems", "get_backend", "is_reference", "origin_of", "origins",
+           "plugin_origins"]

@@ -68,6 +68,7 @@ def _result(value: Any) -> str:
 
 class SatBackend(Backend):
     name = "sat"
+    library = "python-sat"
     formulations = ("placement", "cell")
     options = {
         "solver": Option("cadical195", str, SOLVERS, "python-sat solver name"),

@@ -8,6 +8,10 @@ every column is a plain SQLite / CSV / Parquet scalar.
 The three facts stay apart (see :mod:`harness.core.status`): ``answer`` is what the
 solver said, ``termination`` why the run ended, ``verdict`` what the independent
 verifier said of the boards; ``status`` is ``classify()`` of the three.
+
+A column means one thing for every task; what it holds for each task (the solve task's
+backend is a backend, the count task's a counter, the play task's a strategy) is
+:data:`PER_TASK`, the table ``docs/records.md`` shows.
 """
 
 from __future__ import annotations
@@ -15,61 +19,111 @@ from __future__ import annotations
 import json
 from typing import Any
 
-# name -> SQLite type.  The order is the column order of the store and of exports.
-COLUMNS: dict[str, str] = {
+# name -> (SQLite type, what it means for every task).  The order is the column order of the store and exports.
+SCHEMA: dict[str, tuple[str, str]] = {
     # identity
-    "run_id": "TEXT",  # deterministic: same instance content, pair, task, seed, repetition, limits
-    "campaign": "TEXT",
-    "config_hash": "TEXT",
-    "instance": "TEXT",  # the instance's name
-    "instance_path": "TEXT",  # the file, as the config resolved it
-    "instance_hash": "TEXT",  # Instance.content_hash (of the file's bytes if it does not parse)
-    "rows": "INTEGER",
-    "cols": "INTEGER",
-    "pair": "TEXT",  # deterministic label, e.g. sat[encoding=totalizer,solver=cadical195]/placement
-    "backend": "TEXT",
-    "formulation": "TEXT",
-    "options": "TEXT",  # JSON: every option of the backend, defaults filled in
-    "task": "TEXT",  # solve | count-K
-    "seed": "INTEGER",
-    "repetition": "INTEGER",
-    "time_limit_s": "REAL",
-    "memory_limit_mb": "INTEGER",
+    "run_id": ("TEXT", "deterministic: the same file and content, pair, task, seed, repetition and limits"),
+    "campaign": ("TEXT", "the config's name"),
+    "config_hash": ("TEXT", "what in the config decides results (not jobs, executor, output)"),
+    "instance": ("TEXT", "the instance's name"),
+    "instance_path": ("TEXT", "the file, as the config resolved it"),
+    "instance_hash": ("TEXT", "the instance's content hash (of the file's bytes if it does not parse)"),
+    "rows": ("INTEGER", "board rows (square boards)"),
+    "cols": ("INTEGER", "board columns (square boards)"),
+    "pair": ("TEXT", "the pair's deterministic label, e.g. sat[encoding=totalizer,solver=cadical195]/placement"),
+    "backend": ("TEXT", "the task's plugin"),
+    "formulation": ("TEXT", "the pair's variant"),
+    "options": ("TEXT", "JSON: the plugin's options"),
+    "task": ("TEXT", "the task's label"),
+    "seed": ("INTEGER", "the run's seed"),
+    "repetition": ("INTEGER", "which repetition"),
+    "time_limit_s": ("REAL", "the wall-clock limit"),
+    "memory_limit_mb": ("INTEGER", "the memory limit"),
     # outcome
-    "status": "TEXT",  # sat unsat timeout memout error wrong
-    "answer": "TEXT",  # what the solver said: sat | unsat | unknown | none (no answer came back)
-    "exhausted": "INTEGER",  # the solver says no further board exists (0/1)
-    "termination": "TEXT",  # completed solver-limit timeout memout crash
-    "verdict": "TEXT",  # ok | the first failing verdict | none (no boards)
-    "count": "INTEGER",  # distinct boards returned
-    "complete": "INTEGER",  # the count is proven exact (0/1)
+    "status": ("TEXT", "classified from answer, termination and verdict: sat unsat timeout memout error wrong refused"),
+    "answer": ("TEXT", "what the plugin said: sat | unsat | unknown | none (no answer came back)"),
+    "exhausted": ("INTEGER", "0/1"),
+    "termination": ("TEXT", "why the run ended: completed solver-limit timeout memout crash refused"),
+    "verdict": ("TEXT", "what the independent check says of the answer"),
+    "count": ("INTEGER", "how many were found"),
+    "complete": ("INTEGER", "0/1"),
+    "shots": ("INTEGER", "shots fired"),
     # measurements
-    "build_s": "REAL",  # abstract model + native model, in the worker
-    "solve_s": "REAL",  # enumeration, in the worker
-    "wall_s": "REAL",  # measured by the runner, from dispatch to answer or to the worker's end
-    "cpu_s": "REAL",  # user + system CPU of the worker's process tree during the run
-    "solver_reported_s": "REAL",  # what the solver says it used
-    "overshoot_s": "REAL",  # wall_s beyond time_limit_s (0 when within)
-    "peak_rss_mb": "REAL",  # peak resident memory of the worker during the run
-    "variables": "INTEGER",
-    "constraints": "INTEGER",
-    "placements": "INTEGER",
+    "build_s": ("REAL", "seconds before the search, in the worker"),
+    "solve_s": ("REAL", "seconds of the search, in the worker"),
+    "wall_s": ("REAL", "measured by the runner, from dispatch to answer or to the worker's end"),
+    "cpu_s": ("REAL", "user + system CPU of the worker's process tree during the run"),
+    "solver_reported_s": ("REAL", "what the solver says it used"),
+    "overshoot_s": ("REAL", "wall_s beyond time_limit_s (0 when within)"),
+    "peak_rss_mb": ("REAL", "peak resident memory of the worker during the run"),
+    "variables": ("INTEGER", "variables of the native model"),
+    "constraints": ("INTEGER", "constraints of the native model"),
+    "placements": ("INTEGER", "placements"),
     # provenance
-    "solver_version": "TEXT",  # e.g. "ortools 9.15.6755"
-    "versions": "TEXT",  # JSON: battlebench, python and solver library versions
-    "host": "TEXT",
-    "worker_pid": "INTEGER",
-    "started_at": "TEXT",  # ISO 8601, UTC
-    "ended_at": "TEXT",
+    "solver_version": ("TEXT", "NAME VERSION of what answered, as its plugin names it"),
+    "versions": ("TEXT", "JSON: battlebench, python and every library version the plugin reports"),
+    "host": ("TEXT", "the machine's name"),
+    "worker_pid": ("INTEGER", "the worker process that executed the run"),
+    "started_at": ("TEXT", "ISO 8601, UTC"),
+    "ended_at": ("TEXT", "ISO 8601, UTC"),
     # evidence
-    "boards": "TEXT",  # JSON list of boards (each a list of row strings), verified or not
-    "verdicts": "TEXT",  # JSON list, one verdict per board
-    "error": "TEXT",
-    "detail": "TEXT",
+    "boards": ("TEXT", "JSON list of boards (each a list of row strings)"),
+    "verdicts": ("TEXT", "JSON list, one verdict per board"),
+    "error": ("TEXT", "why the run failed, one line first"),
+    "detail": ("TEXT", "more: the solver's words, a traceback, the task's facts"),
 }
+COLUMNS: dict[str, str] = {name: kind for name, (kind, _) in SCHEMA.items()}
+"""name -> SQLite type, in column order."""
 
 JSON_COLUMNS = ("options", "versions", "boards", "verdicts")
+
+PER_TASK: dict[str, tuple[str, str, str]] = {
+    # column: (solve task, count task, play task)
+    "instance": ("the puzzle's name", "the deployment instance's name", "the board's name"),
+    "backend": ("the backend", "the counter", "the strategy"),
+    "formulation": ("the formulation", "what is counted: deployments or boards (as task)",
+                    "the announcement rule: ship, sunk or none"),
+    "options": ("every backend option, defaults filled in (JSON)", "{} (counters take no options)",
+                "the strategy's options as configured (JSON)"),
+    "task": ("solve or count-K", "deployments or boards", "play"),
+    "seed": ("the solver's seed (0 unless set)", "the configured seed, or null", "the games' seed"),
+    "repetition": ("which repetition (1, 2, ...)", "which repetition (1, 2, ...)", "the game's number + 1"),
+    "answer": ("sat: boards returned; unsat: none, search exhausted; unknown; none: no answer",
+               "sat: a complete count > 0; unsat: 0; unknown: incomplete; none: no answer",
+               "sat: the game ended; unknown: it did not; none: no answer"),
+    "exhausted": ("the solver says no further board exists", "the count is complete", "0"),
+    "verdict": ("ok, or the verifier's first failing verdict; none: no boards",
+                "ok, or why the count contradicts the known count; none: no known count",
+                "ok, or where the replay of the shot sequence fails"),
+    "count": ("distinct boards returned", "the exact count while it fits 64 bits (detail.count: any size)",
+              "null (shots are in shots)"),
+    "complete": ("the count is proven exact", "the count is complete", "the game ended"),
+    "shots": ("null", "null", "shots to sink the fleet (null when the game did not end)"),
+    "build_s": ("abstract model + native model, in the worker", "loading the counter", "null"),
+    "solve_s": ("enumeration, in the worker", "counting, in the worker", "playing the game, in the worker"),
+    "placements": ("placements the model kept", "placements of the pieces", "null"),
+    "solver_version": ("the solver the options chose and its version (mip engine=scip: scip)",
+                       "the library that counts, else battlebench", "the strategy's distribution"),
+    "boards": ("every board returned, verified or not (JSON)", "[]", "[]"),
+    "detail": ("the solver's words; a race's legs (JSON)", "count, expected, method, ... (JSON)",
+               "game, rule, deployment id, shots, hits, sequence (JSON)"),
+}
+"""What the columns that differ by task hold, per task (solve, count, play); every other column means the same
+for every task (docs/records.md)."""
 BOOL_COLUMNS = ("exhausted", "complete")
+
+
+def records_markdown() -> str:
+    """The record schema as a Markdown table, one row per column: its type, what it means, and -- where the
+    tasks differ -- what it holds for each (the table of ``docs/records.md``)."""
+    lines = ["| column | type | solve | count | play |", "|---|---|---|---|---|"]
+    for name, (kind, meaning) in SCHEMA.items():
+        if name in PER_TASK:
+            cells = PER_TASK[name]
+        else:
+            cells = (meaning, "same", "same")
+        lines.append(f"| `{name}` | {kind} | " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
 
 
 def empty_record() -> dict[str, Any]:
@@ -88,11 +142,11 @@ def check_record(record: dict[str, Any]) -> None:
             raise ValueError(f"run record: column {key!r} holds {type(value).__name__}, not a scalar")
 
 
-STATUS_VALUES = ("sat", "unsat", "timeout", "memout", "error", "wrong")
+STATUS_VALUES = ("sat", "unsat", "timeout", "memout", "error", "wrong", "refused")
 ANSWER_VALUES = ("sat", "unsat", "unknown", "none")
-TERMINATION_VALUES = ("completed", "solver-limit", "timeout", "memout", "crash")
+TERMINATION_VALUES = ("completed", "solver-limit", "timeout", "memout", "crash", "refused")
 _NON_NEGATIVE = ("build_s", "solve_s", "wall_s", "cpu_s", "solver_reported_s", "overshoot_s", "peak_rss_mb",
-                 "count", "variables", "constraints", "placements", "repetition", "seed")
+                 "count", "shots", "variables", "constraints", "placements", "repetition", "seed")
 
 
 def check_values(record: dict[str, Any]) -> None:
@@ -139,5 +193,6 @@ def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-__all__ = ["ANSWER_VALUES", "BOOL_COLUMNS", "COLUMNS", "JSON_COLUMNS", "STATUS_VALUES", "TERMINATION_VALUES",
+__all__ = ["ANSWER_VALUES", "BOOL_COLUMNS", "COLUMNS", "JSON_COLUMNS", "PER_TASK", "SCHEMA", "STATUS_VALUES",
+           "TERMINATION_VALUES", "records_markdown",
            "check_record", "check_values", "dumps", "empty_record"]

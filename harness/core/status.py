@@ -19,6 +19,7 @@ class Status(str, enum.Enum):
     MEMOUT = "memout"  # the memory limit ended the run
     ERROR = "error"  # crash, exception, unavailable solver
     WRONG = "wrong"  # a returned board failed the verifier
+    REFUSED = "refused"  # the plugin declined the instance (it cannot express it): not an error
 
     def __str__(self) -> str:
         return self.value
@@ -30,42 +31,43 @@ class Termination(str, enum.Enum):
     TIMEOUT = "timeout"  # killed from outside after the wall-clock limit
     MEMOUT = "memout"  # the memory limit was hit
     CRASH = "crash"  # exception, signal, import failure
+    REFUSED = "refused"  # the plugin declined the instance before working on it (a counter's Unsupported)
 
     def __str__(self) -> str:
         return self.value
 
 
-COUNTING = ("deployments", "boards")
-"""The kinds of the counting task: what is counted."""
-
-PLAY = "play"
-"""The play task: one game of a strategy against a hidden deployment."""
-
-
 @dataclass(frozen=True)
-class Task:
-    """``solve`` (k=1) or ``count`` k distinct boards (k=0: all); or the counting task:
-    ``deployments`` / ``boards`` (every deployment, or every distinct board, of a
-    deployment instance counted exactly; k=0); or ``play`` (one game; k=0)."""
+class Question:
+    """What the solve task asks of a puzzle: ``solve`` (k=1: one board, or proof that none exists) or
+    ``count`` k distinct boards (k=0: all; k=2 certifies uniqueness).  Its ``label`` is the runs' ``task``
+    column: ``solve`` or ``count-K``.  (Counting a deployment instance exactly is the *count task*, another
+    task; see the glossary.)"""
 
     kind: str = "solve"
     k: int = 1
 
     def __post_init__(self) -> None:
-        if self.kind not in ("solve", "count", *COUNTING, PLAY):
-            raise ValueError(f"unknown task {self.kind!r}")
+        if self.kind not in ("solve", "count"):
+            raise ValueError(f"unknown question {self.kind!r}")
         if self.k < 0:
             raise ValueError("count K must be >= 0")
-        if self.kind in COUNTING and self.k != 0:
-            raise ValueError("the counting task counts everything (k=0)")
-        if self.kind == PLAY and self.k != 0:
-            raise ValueError("the play task plays one game (k=0)")
         if self.kind == "solve" and self.k != 1:
-            raise ValueError("the solve task looks for one board")
+            raise ValueError("the solve question looks for one board")
 
     @classmethod
-    def count(cls, k: int) -> "Task":
+    def count(cls, k: int) -> "Question":
         return cls("count", k)
+
+    @classmethod
+    def of_label(cls, label: str) -> "Question":
+        """The question a ``task`` column names (``solve``, ``count-K``); ValueError for anything else."""
+        if label == "solve":
+            return cls()
+        head, _, k = label.partition("-")
+        if head == "count" and k.isascii() and k.isdigit():
+            return cls.count(int(k))
+        raise ValueError(f"not a question of the solve task: {label!r}")
 
     @property
     def limit(self) -> int | None:
@@ -73,34 +75,26 @@ class Task:
         return None if self.k == 0 else self.k
 
     def decided(self, n_boards: int, exhausted: bool) -> bool:
-        """Is the task answered by n distinct boards (and an exhausted search or not)?"""
+        """Is the question answered by n distinct boards (and an exhausted search or not)?"""
         return exhausted or (self.limit is not None and n_boards >= self.limit)
 
     @property
-    def counting(self) -> bool:
-        """The counting task (a deployment instance, counters), not a puzzle task."""
-        return self.kind in COUNTING
-
-    @property
-    def play(self) -> bool:
-        """The play task (a board, strategies, games), not a puzzle task."""
-        return self.kind == PLAY
-
-    @property
     def label(self) -> str:
-        if self.kind in COUNTING or self.kind == PLAY:
-            return self.kind
         return "solve" if self.kind == "solve" else f"count-{self.k}"
+
+
+Task = Question
+"""The name backends, the conformance suite and plugins use for the solve task's question."""
 
 
 def ended_early(termination: Termination) -> Status | None:
     """The status of a run that ended before answering (crash, memout, timeout), else None.  Pure."""
     return {Termination.CRASH: Status.ERROR, Termination.MEMOUT: Status.MEMOUT,
-            Termination.TIMEOUT: Status.TIMEOUT}.get(termination)
+            Termination.TIMEOUT: Status.TIMEOUT, Termination.REFUSED: Status.REFUSED}.get(termination)
 
 
 def classify(
-    task: Task,
+    task: Question,
     termination: Termination,
     n_boards: int,
     exhausted: bool,

@@ -14,7 +14,7 @@ from harness.backends.registry import check_pair
 from harness.core.status import Task
 from harness.errors import UsageError
 from harness.puzzle.instance import Instance
-from harness.runner.isolated import IsolatedSolver
+from harness.tasks.isolated import IsolatedSolver
 from harness.solve import SolveResult
 
 DEFAULT_PAIR = "cpsat/placement"

@@ -74,9 +74,21 @@ class Sampler:
         raise ValueError(f"{self.board.name}: no deployment in {tried:,} draws: the fleet hardly fits, if at all")
 
 
+_SAMPLERS: dict[str, Sampler] = {}
+
+
+def sampler_for(board: Deployment) -> Sampler:
+    """The board's sampler, made once per process."""
+    key = board.content_hash()
+    got = _SAMPLERS.get(key)
+    if got is None:
+        got = _SAMPLERS[key] = Sampler.of(board)
+    return got
+
+
 def game_deployment(sampler: Sampler, seed: int, game: int) -> dict[str, tuple]:
     """Game ``game``'s hidden deployment under ``seed``: the same for every strategy."""
     return sampler.draw(np.random.default_rng([seed, game]))
 
 
-__all__ = ["Sampler", "game_deployment"]
+__all__ = ["Sampler", "game_deployment", "sampler_for"]

@@ -20,8 +20,10 @@ from typing import Any
 
 import pandas as pd
 
-from harness.core.status import COUNTING
 from harness.report.agreement import Problem
+
+COUNTING = ("deployments", "boards")
+"""The count task's labels (what is counted)."""
 
 
 def is_counting(df: pd.DataFrame) -> pd.Series:

@@ -6,11 +6,12 @@ A check *fails* (exit 1) when any of these holds, each reported on its own lines
 * the campaign is incomplete: planned runs are missing, or the store records no plan so
   completeness cannot be told (unless ``allow_incomplete``);
 * some run ended in ``error`` (unless ``allow_errors``), listed by message;
-* the stored results disagree (:func:`harness.report.problems.all_problems`: a wrong
-  board, unsat against a verified board, counts that disagree, the manifest contradicted;
-  a game its replay contradicts, ``random`` off its exact mean);
-* a stored verdict contradicts the verifier run again on the instance file
-  (:func:`harness.report.reverify.reverify`; runs whose file is gone are counted, not judged);
+* the stored results disagree (each task's section, :mod:`harness.report.sections`: a
+  wrong board, unsat against a verified board, counts that disagree, the manifest
+  contradicted; a game its replay contradicts, ``random`` off its exact mean);
+* a stored verdict contradicts the verifier run again on the subject file (the solve
+  task's :func:`harness.report.reverify.reverify`; runs whose file is gone are counted,
+  not judged);
 * with a baseline: a regression (:func:`harness.report.regression.compare`, on CPU
   time unless ``time="wall"``).
 
@@ -27,12 +28,9 @@ from typing import TextIO
 
 from harness.core.failures import group_failures, render_failures
 from harness.report.agreement import find_manifest, load_manifest, render_problems
-from harness.report.counts import is_counting
-from harness.report.play import is_play
-from harness.report.problems import all_problems
 from harness.report.completeness import load_campaign
 from harness.report.regression import compare, improvements, matches, render_regressions, wall_fallbacks
-from harness.report.reverify import reverify
+from harness.report.sections import all_problems, parts_of, unknown_note
 
 PASSED, FAILED = 0, 1
 
@@ -85,6 +83,17 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
             print(f"completeness: {text}", file=out)
             failures.append("incomplete" if c.known else "completeness unknown")
 
+    parts = parts_of(df)
+    for note in unknown_note(parts) + [n for part in parts for n in part.section.notes(part.frame(df))]:
+        print(note, file=out)
+
+    # refusals: a plugin that declined an instance is not an error, but say so
+    refused = group_failures(df.to_dict("records"), ("refused",))
+    if refused:
+        print(f"refused: {_plural(sum(g.count for g in refused), 'run')} declined by their plugin "
+              "(not counted as errors):", file=out)
+        print(render_failures(refused), file=out)
+
     # errors
     errors = group_failures(df.to_dict("records"), ("error",))
     n_errors = sum(g.count for g in errors)
@@ -100,8 +109,7 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     # agreement
     manifest_path = Path(opts.manifest) if opts.manifest else find_manifest(Path(results))
     manifest = load_manifest(manifest_path) if manifest_path else None
-    problems = all_problems(df, manifest, manifest_path)
-    counting = is_counting(df)
+    problems = all_problems(df, manifest, manifest_path, parts)
     n_inst, n_pairs = df["instance_key"].nunique(), df["pair"].nunique()
     if problems:
         print(render_problems(problems), file=out)
@@ -110,20 +118,22 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
         failures.append(_plural(len(problems), "disagreement"))
     else:
         where = f"; expected statuses from {manifest_path}" if manifest_path else ""
+        said = [s for s in (p.section.agreement(p.frame(df)) for p in parts) if s]
         print(f"agreement: {_plural(len(df), 'run')}, {_plural(n_inst, 'instance')}, {_plural(n_pairs, 'pair')}: "
-              f"every board verified, all pairs agree{where}"
-              + (f"; {int(counting.sum())} counting runs: exact counts agree" if counting.any() else "")
-              + (f"; {int(is_play(df).sum())} games: every replay agrees" if is_play(df).any() else ""), file=out)
+              f"{'; '.join(said) or 'all pairs agree'}{where}", file=out)
 
-    # the stored verdicts, judged again
-    again = reverify(df, results)
-    if again.mismatches:
-        for instance, pair, stored, now in again.mismatches[:10]:
-            print(f"verdicts: {instance} {pair}: stored {stored!r}, the verifier now says {now!r}", file=out)
-        failures.append(_plural(len(again.mismatches), "stored verdict") + " contradicted by the verifier")
-    note = f"; {again.unverifiable} runs not re-verified (instance file not found or changed)" \
-        if again.unverifiable else ""
-    print(f"verdicts: {again.boards} stored boards of {again.runs} runs verified again{note}", file=out)
+    # the stored verdicts, judged again from the subject files
+    for part in parts:
+        again = part.section.recheck(part.frame(df), Path(results))
+        if again is None:
+            continue
+        if again.mismatches:
+            for instance, pair, stored, now in again.mismatches[:10]:
+                print(f"verdicts: {instance} {pair}: stored {stored!r}, the verifier now says {now!r}", file=out)
+            failures.append(_plural(len(again.mismatches), "stored verdict") + " contradicted by the verifier")
+        note = f"; {again.unverifiable} runs not re-verified (instance file not found or changed)" \
+            if again.unverifiable else ""
+        print(f"verdicts: {again.boards} stored boards of {again.runs} runs verified again{note}", file=out)
 
     # regressions
     if baseline is not None:

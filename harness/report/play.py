@@ -1,7 +1,7 @@
 """Play campaigns reported: shots per strategy with intervals, paired comparisons on the same deployments, the check on ``random``.
 
 Reads the typed results frame (play rows only: task ``play``; a row is one game; the
-``count`` column holds its shots when the game ended, ``repetition`` its number + 1:
+``shots`` column holds its shots when the game ended, ``repetition`` its number + 1:
 game ``repetition - 1`` of its seed, as ``battlebench play --seed`` numbers them).
 Boards are told apart by file and content (``board``: ``instance_path@instance_hash``).  Per pair (strategy/rule):
 games, ended games, mean shots with a 95 % interval (Student t), median, p5/p95, worst,
@@ -42,7 +42,7 @@ def _games(df: pd.DataFrame) -> pd.DataFrame:
     rows = df[is_play(df)].copy()
     if rows.empty:
         return rows
-    rows["shots"] = pd.to_numeric(rows["count"], errors="coerce")
+    rows["shots"] = pd.to_numeric(rows["shots"], errors="coerce")
     rows["ended"] = rows["status"] == "sat"
     rows["board"] = rows["instance_path"].astype(str) + "@" + rows["instance_hash"].astype(str)
     return rows

@@ -40,14 +40,10 @@ import pandas as pd
 from harness import __version__
 from harness.report import evidence, matrix, metrics, noise, plots, sizes
 from harness.report.headline import headline as headline_of
-from harness.report.reverify import reverify
 from harness.report.agreement import find_manifest, load_manifest
 from harness.errors import InputError
 from harness.report.completeness import Completeness, load_campaign
-from harness.report.counts import counts_table, is_counting
-from harness.report.play import is_play, paired_table, play_headline, play_table, shots_figure
-from harness.report.problems import all_problems
-from harness.report.races import is_race, race_table
+from harness.report.sections import all_problems, parts_of, prepare, unknown_note
 
 NA = "–"
 """How a missing value (NaN, null) is shown in the HTML and Markdown tables."""
@@ -371,7 +367,8 @@ def _completeness_html(c: Completeness) -> str:
 
 def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
           figures: dict[str, str], skipped: dict[str, str], facts: list[tuple[str, str]],
-          files: list[str], shift_s: float, sections: dict[str, str]) -> str:
+          files: list[str], shift_s: float, sections: dict[str, str],
+          task_sections: list[tuple[str, str, str]], notes: list[str]) -> str:
     esc = html.escape
     pairs = display_pairs(tables["pairs"])
     parts = [
@@ -380,6 +377,7 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
         f"<title>{esc(title)}</title><style>{_CSS}{matrix.CSS}{evidence.CSS}</style></head><body>",
         f"<h1>{esc(title)}</h1>", f'<p class="sub">{esc(subtitle)}</p>',
         sections["completeness"],
+        *[f'<p class="warn">{esc(note)}</p>' for note in notes],
         f'<p class="headline" id="headline">{esc(headline)}</p>',
         '<nav class="sub">Sections: <a href="#pairs">pairs</a> · <a href="#matrix-section">every run</a> · '
         '<a href="#failures">failures</a> · <a href="#disagreements">disagreements</a> · '
@@ -399,14 +397,8 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
     parts += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _measures(shift_s)]
     parts.append("</dl>")
     parts += ['<h2 id="matrix-section">Every run: instance × pair</h2>', sections["matrix"]]
-    if sections.get("games"):
-        parts += ['<h2 id="games">Games</h2>', sections["games"]]
-    if sections.get("races"):
-        parts += ['<h2 id="races">Races: which leg won</h2>', f'<p class="sub">{RACE_NOTE}</p>', sections["races"]]
-        if "play_shots" in figures:
-            parts.append(f'<figure id="fig-play"><img alt="shots per game" '
-                         f'src="data:image/png;base64,{figures["play_shots"]}"><figcaption>Shots to sink the '
-                         "fleet per strategy: histogram and cumulative share of games.</figcaption></figure>")
+    for key, title, body in task_sections:
+        parts += [f'<h2 id="{esc(key)}">{esc(title)}</h2>', body]
     parts += ['<h2 id="failures">Failures: errors, memouts and timeouts</h2>', sections["failures"]]
     parts += ['<h2 id="disagreements">Disagreements and wrong boards</h2>', sections["problems"]]
     parts.append('<h2 id="pivots">Formulation × backend</h2>')
@@ -450,10 +442,6 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
     return "\n".join(parts) + "\n"
 
 
-RACE_NOTE = ("A race runs its pairs at once, each in its own worker; the first decided answer wins and the others "
-             "are killed. Its wall time is the winner's; its CPU time is every leg's together.")
-
-
 def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
               pngs: list[str], skipped: dict[str, str], files: list[str], shift_s: float,
               extra: dict[str, Any]) -> str:
@@ -465,7 +453,8 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
     completeness: Completeness = extra["completeness"]
     state = (f"Complete: all {completeness.planned} planned runs are stored." if completeness.complete
              else f"**{completeness.sentence()}**")
-    out = [f"# {title}", "", subtitle, "", state, "", f"**Headline.** {headline}", "",
+    out = [f"# {title}", "", subtitle, "", state, "", *[x for note in extra["notes"] for x in (f"> {note}", "")],
+           f"**Headline.** {headline}", "",
            "Full report with every table, the instance × pair matrix and the disputed boards drawn: "
            "[index.html](index.html).", "",
            "## Pairs", "", "Best first: most instances solved, then smallest shifted geometric mean; ranked on "
@@ -476,22 +465,7 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
            table(pairs[[c for c in SPEED_COLUMNS if c in pairs.columns]]), "",
            "### Model and resources", "",
            table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]), ""]
-    counts = extra.get("counts")
-    if counts is not None and not counts.empty:
-        out += ["## Counts", "", "The exact count of each instance where its counters agree (`disagree` where "
-                "they do not), and per counter the wall time of its exact count, or its status.", "",
-                table(counts), ""]
-    games = extra.get("play")
-    if games is not None and not games.empty:
-        out += ["## Games", "", "Shots to sink the fleet per strategy/rule (one run per game; the mean's 95% "
-                "interval is Student's t; games per second from the workers' measured game times).", "",
-                table(games.drop(columns="board").round(3)), "", "Each pair against the best mean, paired "
-                "on the same hidden deployments (positive: more shots than the best):", "",
-                table(extra["paired"].drop(columns="board").round(3)), "",
-                "![shots per game](play_shots.png)" if "play_shots.png" in pngs else "", ""]
-    races = extra.get("races")
-    if races is not None and not races.empty:
-        out += ["## Races: which leg won", "", RACE_NOTE, "", table(races.round(3)), ""]
+    out += extra["task_markdown"]
     groups: pd.DataFrame = extra["failure_groups"]
     out += ["## Failures: errors, memouts and timeouts", ""]
     out += [table(groups) if not groups.empty else "_No run ended in error, memout or timeout._", "",
@@ -551,36 +525,41 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     results_dir = Path(results_dir)
     out = Path(out_dir)
     campaign = load_campaign(results_dir)
-    df, meta, completeness = campaign.runs, campaign.meta, campaign.completeness
-    ranked = campaign.ranked
+    parts = parts_of(campaign.runs)
+    notes = unknown_note(parts) + [n for p in parts for n in p.section.notes(p.frame(campaign.runs))]
+    df, meta, completeness = prepare(campaign.runs, parts), campaign.meta, campaign.completeness
+    ranked = prepare(campaign.ranked, parts)
     tables = metrics.all_tables(ranked, shift_s)
     by_size = sizes.size_tables(ranked, shift_s, pairs=tables["pairs"])
     if len(by_size["size_winners"]) > 1:  # a campaign over several board sizes
         tables.update(by_size)
-    play = is_play(df)
-    # shots, not seconds, decide a play campaign
-    headline = None if play.any() and play.all() else headline_of(ranked, shift_s, completeness=completeness, all_runs=df)
     pairs = tables["pairs"]
     best_pair = str(pairs["pair"].iloc[0]) if not pairs.empty else None
     skipped = plots.problems(ranked, best_pair, shift_s=shift_s)
     figures = plots.all_figures(ranked, best_pair, shift_s=shift_s)
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     manifest_path = Path(manifest) if manifest else find_manifest(results_dir)
-    problems = all_problems(df, load_manifest(manifest_path) if manifest_path else None, manifest_path)
+    problems = all_problems(df, load_manifest(manifest_path) if manifest_path else None, manifest_path, parts)
     disputed = df[df["instance_hash"].isin({p.key for p in problems}).to_numpy(dtype=bool)]
-    known = reverify(disputed, results_dir).instances if problems else {}  # for the clues around the boards
+    known: dict[str, Any] = {}  # the disputed runs' instances, for the clues around their boards
+    if problems:
+        for part in parts:
+            again = part.section.recheck(part.frame(disputed), results_dir)
+            known.update(getattr(again, "instances", None) or {})
     extra_tables = {"matrix": matrix.matrix_table(df), "failures": evidence.failure_table(df),
                     "completeness": completeness.by_pair}
-    if is_counting(df).any():
-        extra_tables["counts"] = counts_table(df)
-    if is_race(df).any():
-        extra_tables["races"] = race_table(df)
-    if play.any():
-        extra_tables["play"] = play_table(df)
-        extra_tables["paired"] = paired_table(df)
-        figures["play_shots"] = shots_figure(df)
-        if headline is None:
-            headline = play_headline(extra_tables["play"], extra_tables["paired"])
+    own: list[tuple[Any, dict[str, pd.DataFrame], dict[str, Any]]] = []  # per part: its section, tables, figures
+    for part in parts:
+        frame = part.frame(df)
+        part_tables, part_figures = part.section.tables(frame), part.section.figures(frame)
+        extra_tables.update(part_tables)
+        figures.update(part_figures)
+        own.append((part.section, part_tables, part_figures))
+    headline = None
+    if parts and not any(p.section.ranks_by_time for p in parts):  # its own measure (shots), not seconds
+        headline = next((h for section, t, _ in own if (h := section.headline(t))), None)
+    if headline is None:
+        headline = headline_of(ranked, shift_s, completeness=completeness, all_runs=df)
     order = list(pairs["pair"]) if not pairs.empty else []
     sections = {
         "completeness": _completeness_html(completeness),
@@ -588,13 +567,6 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
         "failures": evidence.failures_html(df, html_table),
         "problems": evidence.problems_html(problems, known),
     }
-    if "races" in extra_tables:
-        sections["races"] = html_table(extra_tables["races"].round(3))
-    if play.any():
-        sections["games"] = (html_table(extra_tables["play"].drop(columns="board").round(3),
-                                        first_row_class="best")
-                             + '<p class="sub">Against the best mean, paired on the same hidden deployments:</p>'
-                             + html_table(extra_tables["paired"].drop(columns="board").round(3)))
 
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -608,7 +580,7 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
         csvs.append(path.name)
         written[path.name] = path
     pngs, encoded = [], {}
-    for key in (*plots.FIGURES, "play_shots"):
+    for key in dict.fromkeys([*plots.FIGURES, *figures]):
         path = out / f"{key}.png"
         if figures.get(key) is None:
             path.unlink(missing_ok=True)  # a stale figure of an earlier report
@@ -629,12 +601,19 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
                 f"time limit {fact['time limit']}) on {fact['hosts']}; generated {generated}.")
     files = csvs + pngs
     index = out / "index.html"
-    index.write_text(_html(title, subtitle, headline, tables, encoded, skipped, facts, files, shift_s, sections),
-                     encoding="utf-8")
+    task_sections = [s for section, t, f in own
+                     for s in section.html(t, {k: encoded[k] for k in f if k in encoded}, html_table)]
+    index.write_text(_html(title, subtitle, headline, tables, encoded, skipped, facts, files, shift_s, sections,
+                           task_sections, notes), encoding="utf-8")
     summary = out / "summary.md"
+
+    def md_table(frame: pd.DataFrame) -> str:
+        return markdown_table(frame) if not frame.empty and len(frame.columns) else "_No rows._"
+
+    task_markdown = [line for section, t, f in own
+                     for line in section.markdown(t, [p for p in pngs if p[:-4] in f], md_table)]
     extra = {"completeness": completeness, "failure_groups": evidence.failure_groups(df), "problems": problems,
-             "counts": extra_tables.get("counts"), "play": extra_tables.get("play"),
-             "paired": extra_tables.get("paired"), "races": extra_tables.get("races")}
+             "task_markdown": task_markdown, "notes": notes}
     summary.write_text(_markdown(title, subtitle, headline, tables, pngs, skipped, ["index.html"] + files,
                                  shift_s, extra), encoding="utf-8")
     return {"index.html": index, "summary.md": summary, **written}

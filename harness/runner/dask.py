@@ -15,8 +15,8 @@ import time
 from typing import Any, Iterator
 
 from harness.errors import UsageError
-from harness.runner.campaign import RunSpec, now_iso, execute_spec
-from harness.runner.local import HEARTBEAT_S, failed_record
+from harness.runner.campaign import RunSpec, execute_spec, failed_record, now_iso
+from harness.runner.local import HEARTBEAT_S
 from harness.runner.process import DEFAULT_GRACE_S, WorkerPool
 
 _POOLS = threading.local()

@@ -12,21 +12,13 @@ from __future__ import annotations
 import queue
 import threading
 import time
-import traceback
 from typing import Any, Iterator
 
-from harness.runner.campaign import RunSpec, execute_spec, make_record, now_iso
+from harness.runner.campaign import RunSpec, execute_spec, failed_record, now_iso
 from harness.runner.process import DEFAULT_GRACE_S, WorkerPool
 
 HEARTBEAT_S = 0.5
 _DONE = object()
-
-
-def failed_record(spec: RunSpec, exc: BaseException, started: str) -> dict[str, Any]:
-    """A run the harness itself failed to execute: recorded as an error, the campaign goes on."""
-    rec = make_record(spec, None, None, started, now_iso(), error=f"harness failure: {type(exc).__name__}: {exc}")
-    rec["detail"] = traceback.format_exc(limit=5)
-    return rec
 
 
 class LocalExecutor:

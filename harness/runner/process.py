@@ -1,6 +1,8 @@
 """Worker processes seen from the runner: start, send a run, enforce the limits, kill, replace.
 
-This layer measures and limits; it knows nothing about reports.  Each worker is
+This layer measures and limits; it knows nothing about what runs (a request, of the
+contract :class:`harness.core.task.Request`, names its worker and its limits and does its
+own work in the worker) nor about reports.  Each worker is
 ``python -m harness.runner.worker`` in its own session, so the whole process group can
 be signalled.  The wall-clock limit is enforced from outside: at the limit the group
 gets SIGTERM, after the grace SIGKILL; an answer that arrives after the limit is kept
@@ -8,13 +10,13 @@ as a late answer (detail), never as the answer.  The memory limit is a soft
 ``RLIMIT_AS`` set by the worker for the run; a run that goes over it is a memout.  A
 backend whose ``memory_limit_by`` is ``"rss"`` runs without ``RLIMIT_AS`` and is killed as
 a memout when a sample of its resident memory exceeds the limit.
-A pool keeps one warm worker per backend (imports cost about half a second) and
-replaces any worker that was killed or died.
+A pool keeps one warm worker per key (a backend with its options, a counter, a
+strategy: imports cost about half a second) and replaces any worker that was killed or
+died.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import signal
@@ -23,30 +25,17 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from harness.core.status import Task, Termination
-from harness.puzzle.instance import Instance
+from harness.core.status import Termination
+from harness.core.task import Request, termination_of
 from harness.runner.worker import TICK_S, read_frame, status_kb, tree_cpu_s, write_frame
-from harness.solve import Outcome, SolveResult, judge
 
 DEFAULT_GRACE_S = 5.0
+WARM_S = 300.0  # a new worker's warm-up (imports, a first tiny run): not timed as any run's
 SAMPLE_S = 0.05  # how often the runner samples a busy worker's memory
 _MEMOUT_HINTS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """What a worker needs to execute one run (picklable)."""
-
-    instance: Instance
-    backend: str
-    formulation: str
-    task: Task = Task()
-    options: dict[str, Any] = field(default_factory=dict)
-    time_limit_s: float | None = None
-    memory_mb: int | None = None
 
 
 @dataclass
@@ -63,7 +52,7 @@ class Execution:
     """
 
     kind: str
-    outcome: Outcome | None = None
+    outcome: Any = None
     wall_s: float = 0.0
     peak_rss_mb: float | None = None
     pid: int | None = None
@@ -71,19 +60,10 @@ class Execution:
     detail: str = ""
     cpu_s: float | None = None
 
-    def judge(self, request: RunRequest) -> SolveResult:
-        """Verify the boards and classify (in the caller's process)."""
-        termination = {"ok": None, "timeout": Termination.TIMEOUT, "memout": Termination.MEMOUT,
-                       "crash": Termination.CRASH}[self.kind]
-        late = self.outcome if self.kind == "timeout" else None
-        if late is not None and late.hit_limit and not late.failure and \
-                not request.task.decided(len(late.boards), late.exhausted):
-            # the solver stopped itself on its own limit, just after the runner's: an
-            # undecided run either way; keep "solver-limit" (overshoot_s says how late)
-            termination = Termination.SOLVER_LIMIT
-        result = judge(request.instance, request.backend, request.formulation, request.task,
-                       request.options, self.outcome, termination, self.error, self.detail)
-        return result
+    @property
+    def termination(self) -> Termination:
+        """Why the run ended as the runner saw it (``ok``: the worker answered, completed)."""
+        return termination_of(self.kind)
 
 
 class WorkerProcess:
@@ -159,7 +139,7 @@ class WorkerProcess:
             # alive when the run ended: /proc wins when it saw clearly more
             if own is not None and (cpu is None or cpu <= own + 2 * TICK_S):
                 cpu = own
-            if isinstance(outcome, Outcome) and outcome.failure == "memout":
+            if getattr(outcome, "failure", "") in ("memout", "MemoryError"):
                 return Execution("memout", outcome, wall, peak or _mb(peak_kb), self.pid, cpu_s=cpu)
             return Execution("ok", outcome, wall, peak if peak is not None else _mb(peak_kb), self.pid,
                              cpu_s=cpu)
@@ -211,7 +191,7 @@ class WorkerProcess:
                     kind, payload = read_frame(self.proc.stdout)
                 except (EOFError, OSError, ValueError):
                     break
-                if kind == "ok" and isinstance(payload, Outcome):
+                if kind == "ok":
                     late = payload
                 break
             self._sample_cpu()
@@ -220,8 +200,9 @@ class WorkerProcess:
         wall = time.perf_counter() - start
         detail = f"killed at the wall-clock limit ({limit:g} s; grace {grace_s:g} s)"
         if late is not None:
-            detail += (f"; a late answer came after {wall:.2f} s: {len(late.boards)} board(s), "
-                       f"exhausted={late.exhausted}")
+            said = (f"{len(late.boards)} board(s), exhausted={late.exhausted}" if hasattr(late, "boards")
+                    else type(late).__name__)
+            detail += f"; a late answer came after {wall:.2f} s: {said}"
         return Execution("timeout", late, wall, _mb(peak_kb), self.pid, detail=detail, cpu_s=self._cpu_used())
 
     def signal(self, sig: int) -> None:
@@ -268,15 +249,8 @@ def _mb(kb: int | None) -> float | None:
     return None if not kb else kb / 1024
 
 
-def run_key(backend: str, options: dict[str, Any] | None) -> str:
-    """The worker key of a backend with its options: ``backend`` alone, or ``backend {json options}``."""
-    if not options:
-        return backend
-    return f"{backend} {json.dumps(options, sort_keys=True, default=str)}"
-
-
 class WorkerPool:
-    """Warm workers, one per backend and options (per counter, per strategy), for one thread of execution.
+    """Warm workers, one per key (a backend and its options, a counter, a strategy), for one thread of execution.
 
     ``warm=False`` starts a fresh worker for every run (cold: the run pays for the
     interpreter and the solver imports; the overhead benchmark compares both).
@@ -289,31 +263,20 @@ class WorkerPool:
         self._lock = threading.Lock()  # close() may come from another thread (Ctrl-C)
         self._closed = False
 
-    def execute(self, request: RunRequest) -> Execution:
-        """One puzzle run in the worker of its backend *and options*: pairs never share a process
-        (one pair's solver state, loaded libraries or reserved address space cannot reach another)."""
-        return self._execute(run_key(request.backend, request.options), "run", request)
-
-    def execute_count(self, request: Any) -> Execution:
-        """One counting run (:class:`harness.counting.task.CountRequest`) in the counter's own worker."""
-        return self._execute(f"count:{request.backend}", "count", request)
-
-    def execute_play(self, request: Any) -> Execution:
-        """One game (:class:`harness.play.task.PlayRequest`) in the strategy's own worker."""
-        return self._execute(f"play:{request.strategy}", "play", request)
-
-    def _execute(self, key: str, kind: str, request: Any) -> Execution:
-        worker = self._worker(key)
-        ex = worker.call(kind, (request,), request.time_limit_s, self.grace_s, request.memory_mb)
+    def execute(self, request: Request) -> Execution:
+        """One run in the worker of its key (``request.key()``), under the request's limits."""
+        key = request.key()
+        worker = self._worker(key, request)
+        ex = worker.call("run", (request,), request.time_limit_s, self.grace_s, request.memory_mb)
         if ex.kind != "ok" or not self.warm:  # killed, died or possibly damaged: replace it
             self._workers.pop(key, None)
             worker.close()
         return ex
 
-    def checkout(self, backend: str, options: dict[str, Any] | None) -> tuple[str, WorkerProcess]:
-        """(key, worker) of a backend with its options, for a caller that drives the worker itself (a race)."""
-        key = run_key(backend, options)
-        return key, self._worker(key)
+    def checkout(self, request: Request) -> tuple[str, WorkerProcess]:
+        """(key, worker) of a request, for a caller that drives the worker itself (a race)."""
+        key = request.key()
+        return key, self._worker(key, request)
 
     def checkin(self, key: str, worker: WorkerProcess, ok: bool) -> None:
         """Give a checked-out worker back: kept warm when its run ended ``ok``, else replaced."""
@@ -322,31 +285,31 @@ class WorkerPool:
                 self._workers.pop(key, None)
             worker.close()
 
-    def call(self, backend: str, kind: str, args: tuple, timeout_s: float | None = None) -> Execution:
-        """Any other request (``build``, ``pid``) in the backend's worker."""
-        worker = self._worker(backend)
+    def call(self, key: str, kind: str, args: tuple, timeout_s: float | None = None) -> Execution:
+        """Any other request (``pid``) in the worker of ``key``."""
+        worker = self._worker(key)
         ex = worker.call(kind, args, timeout_s, self.grace_s)
         if ex.kind != "ok":
-            self._workers.pop(backend, None)
+            self._workers.pop(key, None)
             worker.close()
         return ex
 
-    def _worker(self, backend: str) -> WorkerProcess:
-        worker = self._workers.get(backend)
+    def _worker(self, key: str, request: Request | None = None) -> WorkerProcess:
+        worker = self._workers.get(key)
         if worker is not None and worker.alive:
             return worker
         with self._lock:
             if self._closed:
                 raise RuntimeError("the worker pool is closed")
-            worker = self._workers[backend] = WorkerProcess()
-        if self.warm:
-            ex = worker.call("warm", (backend,), 300.0, self.grace_s)
+            worker = self._workers[key] = WorkerProcess()
+        if self.warm and request is not None:
+            ex = worker.call("warm", (request,), WARM_S, self.grace_s, request.memory_mb)
             if ex.kind != "ok":  # the run itself will meet and report the problem
                 worker.close()
                 with self._lock:
                     if self._closed:
                         raise RuntimeError("the worker pool is closed")
-                    worker = self._workers[backend] = WorkerProcess()
+                    worker = self._workers[key] = WorkerProcess()
         return worker
 
     def close(self) -> None:
@@ -365,4 +328,4 @@ class WorkerPool:
         self.close()
 
 
-__all__ = ["RunRequest", "Execution", "WorkerProcess", "WorkerPool", "DEFAULT_GRACE_S"]
+__all__ = ["DEFAULT_GRACE_S", "Execution", "WARM_S", "WorkerPool", "WorkerProcess"]

@@ -1,9 +1,10 @@
 """The racing portfolio: several pairs on one instance at once; the first decided answer wins, the rest are killed.
 
 A race's *legs* are pairs (``backend/formulation`` with options).  Each leg runs in its
-own worker process -- the pool's warm worker for its backend and options -- under the
-same limits a single run gets, all started together.  As each leg ends, its answer is
-judged here (every board verified, the status classified by ``classify``); the first leg
+own worker process -- the pool's warm worker for its key -- under the same limits a
+single run gets, all started together.  As each leg ends, its answer is judged here by
+the task's judge (the solve task: every board verified, the status classified by
+``classify``); the first leg
 whose status decides the task wins and every other leg's process group is killed at
 once.  *Decides* means sat, unsat -- or wrong: a decided answer the verifier rejects is
 what a portfolio without a verifier would have returned, so the race is wrong too, never
@@ -25,14 +26,12 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 from harness.core.status import Status
+from harness.core.task import RACE, PairSpec, Request
 from harness.errors import UsageError
-from harness.runner.process import Execution, RunRequest, WorkerPool
-from harness.solve import SolveResult
-
-RACE = "race"  # the backend and formulation a race's records carry
+from harness.runner.process import Execution, WorkerPool
 _DECISIVE = (Status.SAT, Status.UNSAT, Status.WRONG)
 
 
@@ -71,8 +70,6 @@ def parse_leg(text: str) -> tuple[str, str, dict[str, str]]:
 
 def leg_label(backend: str, formulation: str, options: dict[str, Any]) -> str:
     """A leg's label, as a campaign pair's: ``backend[key=value,...]/formulation``."""
-    from harness.runner.config import PairSpec
-
     return PairSpec(backend, formulation, tuple(sorted(options.items()))).label
 
 
@@ -81,9 +78,9 @@ class Leg:
     """How one leg of a race ended."""
 
     label: str
-    request: RunRequest
+    request: Request
     execution: Execution
-    result: SolveResult | None  # None: killed because another leg won (not judged)
+    result: Any  # the task's judged result (with a ``status``); None: killed because another leg won
 
     @property
     def killed(self) -> bool:
@@ -119,10 +116,12 @@ class RaceResult:
         return None if self.winner is None else self.legs[self.winner].label
 
     @property
-    def result(self) -> SolveResult:
-        """The standing leg's judged result, with the race's times."""
+    def result(self) -> Any:
+        """The standing leg's judged result, with the race's times (where the result keeps times)."""
         leg = self.legs[self.decided_by]
         assert leg.result is not None
+        if not hasattr(leg.result, "times"):
+            return leg.result
         times = dict(leg.result.times, wall_s=self.wall_s)
         cpu = self.cpu_s
         if cpu is not None:
@@ -152,11 +151,13 @@ class RaceResult:
         return f"race won by {self.winner_label} in {self.wall_s:.2f} s" + (f" ({', '.join(lost)})" if lost else "")
 
 
-def race(pool: WorkerPool, requests: list[RunRequest], labels: list[str]) -> RaceResult:
-    """Run every request at once in its own worker of ``pool``; the first decided answer wins (module doc)."""
+def race(pool: WorkerPool, requests: list[Request], labels: list[str],
+         judge: Callable[[Request, Execution], Any]) -> RaceResult:
+    """Run every request at once in its own worker of ``pool``; ``judge(request, execution)`` judges each leg
+    as it ends; the first decided answer wins (module doc)."""
     if len(requests) != len(labels) or not requests:
         raise ValueError("a race needs one label per request, and at least one request")
-    workers = [pool.checkout(r.backend, r.options) for r in requests]
+    workers = [pool.checkout(r) for r in requests]
     ended: queue.Queue[tuple[int, Execution]] = queue.Queue()
 
     def run(i: int) -> None:
@@ -180,7 +181,7 @@ def race(pool: WorkerPool, requests: list[RunRequest], labels: list[str]) -> Rac
         if winner is not None:  # a loser, killed (or ending just as it was): not judged
             legs[i] = Leg(labels[i], requests[i], ex, None)
             continue
-        result = ex.judge(requests[i])
+        result = judge(requests[i], ex)
         legs[i] = Leg(labels[i], requests[i], ex, result)
         wall = time.perf_counter() - t0
         if result.status in _DECISIVE:

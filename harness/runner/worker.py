@@ -1,4 +1,8 @@
-"""The worker process (child side): executes runs the runner sends, under the limits it is given.
+"""The worker process (child side): executes the requests the runner sends, under the limits it is given.
+
+It knows no task: a request (:class:`harness.core.task.Request`, unpickled here, which
+imports its task's module) does its own work (``execute()``) and its worker's warm-up
+(``warm()``); the worker adds limits and measurements around it.
 
 Started by :class:`harness.runner.process.WorkerProcess` as ``python -m
 harness.runner.worker`` in its own session (process group).  It reads length-prefixed
@@ -130,15 +134,9 @@ def _children(pid: int) -> list[int]:
 
 def _limit_by(request: Any) -> str:
     """How the memory limit holds for this request: ``RLIMIT_AS``, or the runner's RSS samples alone."""
-    backend = getattr(request, "backend", None)
-    if not isinstance(backend, str):
-        return "address-space"
     try:
-        from harness.backends.registry import get_backend
-
-        cls = get_backend(backend)
-        return cls.memory_limit_by(cls.resolve_options(dict(request.options or {})))
-    except Exception:  # noqa: BLE001 - the run itself reports a bad backend
+        return request.memory_limit_by()
+    except Exception:  # noqa: BLE001 - the run itself reports a bad plugin
         return "address-space"
 
 
@@ -165,48 +163,22 @@ def _measured(request: Any, run: Any) -> Any:
 
 
 def _run(request: Any) -> Any:
-    from harness.solve import execute
-
-    return _measured(request, lambda: execute(request.instance, request.backend, request.formulation, request.task,
-                                              request.options, request.time_limit_s))
+    return _measured(request, request.execute)
 
 
-def _count(request: Any) -> Any:
-    from harness.counting.task import execute_count
-
-    return _measured(request, lambda: execute_count(request.instance, request.backend, request.formulation,
-                                                    request.time_limit_s))
-
-
-def _play(request: Any) -> Any:
-    from harness.play.task import execute_play
-
-    return _measured(request, lambda: execute_play(request))
-
-
-def _warm(backend: str) -> dict[str, str]:
-    if backend.startswith("play:"):
-        from harness.play.task import versions_of as play_versions
-
-        return play_versions()
-    if backend.startswith("count:"):
-        from harness.counting.task import versions_of
-
-        return versions_of(backend[len("count:"):])
-    from harness.solve import warm_up
-
-    # a run key is "backend" or "backend {options}" (process.run_key); warm with the default
-    # options: a pair's own (fake's sleep modes) may take long
-    return warm_up(backend.partition(" ")[0])
+def _warm(request: Any) -> Any:
+    """A new worker's first call: the request's warm-up (imports, a first tiny run), under its memory limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if getattr(request, "memory_mb", None) and _limit_by(request) == "address-space":
+        limit = request.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    try:
+        return request.warm()
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
-def _build(*args: Any) -> Any:
-    from harness.solve import build_in_process
-
-    return build_in_process(*args)
-
-
-HANDLERS = {"run": _run, "count": _count, "play": _play, "warm": _warm, "build": _build, "pid": lambda: os.getpid()}
+HANDLERS = {"run": _run, "warm": _warm, "pid": lambda: os.getpid()}
 
 
 def main() -> None:

@@ -17,8 +17,9 @@ and the plan's digest.  A damaged store (overwritten pages, truncated, empty, a 
 log, impossible values, an edited plan) is a :class:`~harness.errors.StoreDamaged` naming
 the file, never a traceback, and is left as it is: a store opened with ``create=False``
 is opened read-only, so reading never checkpoints or deletes its log.  Stores of schema version 1 (no ``cpu_s``, no plan) are read as
-they are (``cpu_s`` null, plan unknown) and upgraded in place only when a campaign
-writes to them again.
+they are (``cpu_s`` null, plan unknown), stores of version 2 (no ``shots``: the play
+task kept a game's shots in ``count``) with each game's shots moved to ``shots``; both are
+upgraded in place only when a campaign writes to them again.
 """
 
 from __future__ import annotations
@@ -42,11 +43,17 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 DB_NAME = "results.sqlite"
-SCHEMA_VERSION = 2
-"""``PRAGMA user_version`` of stores this code writes (it reads 1 and 2)."""
+SCHEMA_VERSION = 3
+"""``PRAGMA user_version`` of stores this code writes (it reads 1, 2 and 3)."""
 
 ADDED_IN_2 = ("cpu_s",)
 """Run columns that version-1 stores lack (read as null)."""
+
+ADDED_IN_3 = ("shots",)
+"""Run columns that version-2 stores lack: a game's shots, which those kept in ``count``."""
+
+_V2_SHOTS = "CASE WHEN task = 'play' THEN count END"  # version <= 2: the play task's shots were its count
+_V2_COUNT = "CASE WHEN task = 'play' THEN NULL ELSE count END"
 
 PLAN_COLUMNS: dict[str, str] = {
     "run_id": "TEXT", "instance": "TEXT", "instance_path": "TEXT", "instance_hash": "TEXT",
@@ -204,7 +211,8 @@ class ResultsStore:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         else:
             have = [r[1] for r in conn.execute("PRAGMA table_info(runs)")]
-            expected = [c for c in COLUMNS if version >= 2 or c not in ADDED_IN_2]
+            expected = [c for c in COLUMNS if (version >= 2 or c not in ADDED_IN_2)
+                        and (version >= 3 or c not in ADDED_IN_3)]
             if sorted(have) != sorted(expected):
                 missing = [c for c in expected if c not in have]
                 extra = [c for c in have if c not in expected]
@@ -219,16 +227,24 @@ class ResultsStore:
             if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal" and create:
                 conn.execute("PRAGMA journal_mode = WAL")
             have = [r[1] for r in conn.execute("PRAGMA table_info(runs)")]
-            self._select = ", ".join(c if c in have else f"NULL AS {c}" for c in COLUMNS)
+            legacy = {"shots": _V2_SHOTS, "count": _V2_COUNT} if "shots" not in have else {}
+            self._select = ", ".join(f"{legacy[c]} AS {c}" if c in legacy else c if c in have else f"NULL AS {c}"
+                                     for c in COLUMNS)
         conn.execute("PRAGMA synchronous = NORMAL")
 
     def _upgrade(self) -> None:
-        """Version 1 -> 2 in place: the ``cpu_s`` column (null for old runs) and the plan table."""
+        """In place: version 1 -> 2, the ``cpu_s`` column (null for old runs) and the plan table; 2 -> 3, the
+        ``shots`` column, each game's shots moved there from ``count``."""
         conn = self._db
         with self._transaction():
-            for column in ADDED_IN_2:
-                conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
-            conn.execute(_CREATE_PLAN)
+            if self.version < 2:
+                for column in ADDED_IN_2:
+                    conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
+                conn.execute(_CREATE_PLAN)
+            if self.version < 3:
+                for column in ADDED_IN_3:
+                    conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
+                conn.execute(f"UPDATE runs SET shots = {_V2_SHOTS}, count = {_V2_COUNT}")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         self.version = SCHEMA_VERSION
 

@@ -9,7 +9,7 @@ import pytest
 
 from clirun import run
 from harness.conform import CHECKS, conform
-from harness.runner.isolated import IsolatedSolver
+from harness.tasks.isolated import IsolatedSolver
 
 LIARS = '''
 from harness.backends import Answer, Backend, ModelSize

@@ -10,7 +10,7 @@ from harness.counting.geometry import SQUARE
 from harness.play.game import Game, Position
 from harness.play.match import play_game
 from harness.play.sample import Sampler, game_deployment
-from harness.play.strategies import STRATEGIES, get_strategy
+from harness.play.strategies import FAMILY, get_strategy
 from harness.errors import UsageError
 
 
@@ -116,7 +116,7 @@ def test_every_strategy_gets_the_same_deployment_for_a_game():
 
 
 @pytest.mark.parametrize("touching", [True, False])
-@pytest.mark.parametrize("name", sorted(STRATEGIES))
+@pytest.mark.parametrize("name", FAMILY.names())  # every registered strategy
 def test_every_strategy_sinks_every_fleet(name, touching):
     dep = board(5, 5, (("A", 3), ("B", 2), ("C", 2)), touching=touching)
     sampler = Sampler.of(dep)
@@ -191,7 +191,7 @@ def test_lookahead_scores_are_the_hit_chance_plus_the_announcements_entropy():
 
 
 def test_the_replay_catches_what_a_worker_could_get_wrong():
-    from harness.play.task import verify_game
+    from harness.tasks.play import verify_game
 
     dep = board()
     seq = [[1, 1, 0], [0, 0, 1], [0, 1, 1], [0, 2, 1], [2, 3, 1], [3, 3, 1]]

@@ -25,7 +25,8 @@ def test_a_play_campaign_stores_each_game_and_reports_shots(capsys, tmp_path):
     code, _, err = run(capsys, "run", cfg)
     assert code == 0, err
     with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
-        rows = db.execute("select pair, repetition, count, status, verdict, detail from runs").fetchall()
+        rows = db.execute("select pair, repetition, shots, status, verdict, detail from runs").fetchall()
+        assert db.execute("select count(*) from runs where count is not null").fetchone()[0] == 0
     assert len(rows) == 36 and {r[3] for r in rows} == {"sat"} and {r[4] for r in rows} == {"ok"}
     assert {r[0] for r in rows} == {"random/ship", "density/ship", "thompson[block=500]/ship"}
     by_game: dict = {}
@@ -50,7 +51,7 @@ def test_check_fails_when_random_misses_its_exact_mean(capsys, tmp_path):
     assert run(capsys, "run", cfg)[0] == 0
     assert run(capsys, "check", tmp_path / "out")[0] == 0
     with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:  # a random strategy that is too lucky
-        db.execute("update runs set count = 8")
+        db.execute("update runs set shots = 8")
     code, out, _ = run(capsys, "check", tmp_path / "out")
     assert code == 1 and "random-mean" in out and "misses the exact" in out, out
 
@@ -64,7 +65,7 @@ def test_check_fails_on_a_game_its_replay_contradicts_or_that_did_not_finish(cap
     code, out, _ = run(capsys, "check", tmp_path / "out")
     assert code == 1 and "game-wrong" in out and "announced as hit" in out, out
     with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
-        db.execute("update runs set status = 'timeout', verdict = 'ok', count = null, error = 'time limit' "
+        db.execute("update runs set status = 'timeout', verdict = 'ok', shots = null, error = 'time limit' "
                    "where repetition = 2")
     code, out, _ = run(capsys, "check", tmp_path / "out")
     assert code == 1 and "game-unfinished" in out and "game 1 of seed 3: timeout" in out, out

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+
+import pytest
 
 from clirun import ROOT, run
 
@@ -50,26 +55,116 @@ def test_unknown_strategy_or_option_fails_before_any_game(capsys):
     assert code == 2 and "no hints or clues" in err and out == ""
 
 
-def test_a_game_that_ends_in_error_makes_play_exit_1_naming_the_shot(capsys, monkeypatch):
-    import harness.play.strategies as strategies
-    from harness.play.game import ImpossiblePosition
-    from harness.play.strategies.random import RandomStrategy
+PLUGINS = """
+import os
+import time
 
-    class GivesUp(RandomStrategy):
-        name = "gives-up"
+from harness.play.game import ImpossiblePosition
+from harness.play.strategies import Option
+from harness.play.strategies.random import RandomStrategy
 
-        def shot(self, position):
-            if position.shots == 3:
-                raise ImpossiblePosition("no deployment fits")
-            return super().shot(position)
 
-    real = strategies.get_strategy
-    monkeypatch.setattr(strategies, "get_strategy", lambda n: GivesUp if n == "gives-up" else real(n))
-    code, out, err = run(capsys, "play", "--strategy", "gives-up", "--strategy", "random", "--games", "2",
-                         "--board", SMALL, "--json")
+class GivesUp(RandomStrategy):
+    name = "gives-up"
+
+    def shot(self, position):
+        if position.shots == 3:
+            raise ImpossiblePosition("no deployment fits")
+        return super().shot(position)
+
+
+class Sleepy(RandomStrategy):
+    \"\"\"Sleeps at the third shot of the first game it plays (a strategy stuck in thought), once: the marker
+    file says it did.\"\"\"
+    name = "sleepy"
+    options = {"seconds": Option(30.0, float), "marker": Option("", str)}
+
+    def shot(self, position):
+        marker = self.opts["marker"]
+        if position.shots == 2 and marker and not os.path.exists(marker):
+            open(marker, "w").close()
+            time.sleep(self.opts["seconds"])
+        return super().shot(position)
+
+
+class Hog(RandomStrategy):
+    name = "hog"
+
+    def shot(self, position):
+        self.hoard = bytearray(800 * 1024 * 1024)
+        for i in range(0, len(self.hoard), 4096):
+            self.hoard[i] = 1
+        return super().shot(position)
+"""
+
+
+@pytest.fixture
+def plugins(tmp_path, monkeypatch):
+    """A module of strategies on the path of this process and of the workers (module:Class names them)."""
+    (tmp_path / "bb_strategies.py").write_text(PLUGINS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), str(ROOT)]))
+    yield tmp_path
+    sys.modules.pop("bb_strategies", None)
+
+
+def test_a_game_that_ends_in_error_makes_play_exit_1_naming_the_shot(capsys, plugins):
+    code, out, err = run(capsys, "play", "--strategy", "bb_strategies:GivesUp", "--strategy", "random", "--games",
+                         "2", "--board", SMALL, "--json")
     assert code == 1
-    assert "gives-up game 0: shot 4: no deployment fits" in err
+    assert "bb_strategies:GivesUp game 0: error: shot 4: no deployment fits" in err, err
     rows = [json.loads(line) for line in out.splitlines()]
     assert rows[0]["errors"] == 2 and rows[0]["mean_shots"] is None and rows[1]["errors"] == 0
-    code, out, _ = run(capsys, "play", "--strategy", "gives-up", "--games", "1", "--board", SMALL)
+    code, out, _ = run(capsys, "play", "--strategy", "bb_strategies:GivesUp", "--games", "1", "--board", SMALL)
     assert code == 1 and "none ended" in out and "1 errors" in out
+
+
+def test_play_runs_every_game_in_a_worker_under_the_time_limit(capsys, plugins):
+    """A strategy that sleeps in game 0: that game ends as a timeout at the limit, the others go on and end."""
+    code, out, err = run(capsys, "play", "--strategy", "bb_strategies:Sleepy", "-o", f"marker={plugins / 'slept'}",
+                         "--games", "4", "--board", SMALL, "--time-limit", "2", "--grace", "0", "--json")
+    assert code == 1
+    row = json.loads(out)
+    assert row["games"] == 4 and row["completed"] == 3 and row["errors"] == 1
+    assert "game 0: timeout" in err and err.count("battlebench:") == 1, err
+    # a timeout, not a game that ended: it was stopped at the limit, not waited for (it sleeps 30 s)
+
+
+def test_play_holds_the_memory_limit(capsys, plugins):
+    code, out, err = run(capsys, "play", "--strategy", "bb_strategies:Hog", "--games", "2", "--board", SMALL,
+                         "--memory-mb", "400", "--json")
+    assert code == 1
+    assert json.loads(out)["errors"] == 2 and "memout" in err
+
+
+def test_play_with_the_default_board_works_outside_the_checkout(tmp_path):
+    """The default board is package data: `battlebench play` from any folder plays the standard game."""
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "play", "--games", "3", "--json"], cwd=tmp_path,
+                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["games"] == 3
+
+
+def test_the_shipped_default_board_is_the_standard_game():
+    from harness.cli.play import default_board
+
+    assert default_board().read_bytes() == (ROOT / "instances" / "deployments" / "standard_10x10.toml").read_bytes()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "-1"], "--seed must be >= 0"),
+    (["--strip", "/nonexistent-folder/strip.png"], "no folder"),
+    (["--strip", "strip.jpg"], "must end in .png"),
+    (["--option", "block=5"], "several strategies play"),
+])
+def test_bad_play_input_is_one_line_before_any_game(capsys, argv, message):
+    strategies = ["--strategy", "thompson", "--strategy", "random"] if "block=5" in argv else []
+    code, out, err = run(capsys, "play", *strategies, *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and out == ""
+
+
+def test_a_board_where_the_fleet_cannot_fit_is_one_line(capsys, tmp_path):
+    board = tmp_path / "cramped.toml"
+    board.write_text('[meta]\nname = "cramped"\n[grid]\nrows = 3\ncols = 3\n[pieces]\nCarrier = 5\n')
+    code, out, err = run(capsys, "play", "--board", board)
+    assert code == 2 and "cramped.toml" in err and len(err.strip().splitlines()) == 1 and out == ""

@@ -12,6 +12,7 @@ from harness.cli import main
 from harness.core.status import Task
 from harness.errors import InputError
 from harness.runner.config import ConfigError, Limits, PairSpec, load_config, parse_config, resolve_instances
+from harness.tasks.solve import spec_of
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -112,7 +113,7 @@ def test_valid_config_resolves_instances_paths_and_defaults(tree: Path) -> None:
                             "../../instances/smoke/b.toml", "@smoke", "../../instances/more/d.dzn")
     assert cfg.text == text
     # defaults
-    assert cfg.task == Task()
+    assert cfg.task == spec_of(Task())
     assert cfg.limits == Limits() == Limits(time_s=60.0, memory_mb=4096, grace_s=5.0)
     assert (cfg.repetitions, cfg.seeds, cfg.jobs) == (1, None, 1)
     assert (cfg.executor, cfg.scheduler, cfg.workers) == ("local", None, "warm")
@@ -140,7 +141,7 @@ def test_every_key_set(tmp_path: Path) -> None:
         formulation = "cell"
     """))
     cfg = load_config(path)
-    assert cfg.task == Task.count(3)
+    assert cfg.task == spec_of(Task.count(3))
     assert (cfg.repetitions, cfg.seeds, cfg.jobs) == (2, (3, 0, 7), 4)
     assert (cfg.executor, cfg.scheduler, cfg.workers) == ("dask", "tcp://host:8786", "cold")
     assert cfg.output == Path("/abs/results")
@@ -213,7 +214,7 @@ def test_repo_smoke_config_loads_and_resolves_the_smoke_suite() -> None:
     assert len(set(cfg.instance_paths)) == 4
     assert all(p.is_file() for p in cfg.instance_paths)
     assert cfg.name == "smoke"
-    assert cfg.task == Task.count(2)
+    assert cfg.task == spec_of(Task.count(2))
     assert cfg.limits == Limits(time_s=20.0, memory_mb=4096, grace_s=2.0)
     assert cfg.output == REPO / "results" / "smoke"
     labels = [p.label for p in cfg.pairs]
@@ -359,7 +360,7 @@ def test_missing_pairs(tmp_path: Path) -> None:
     ('task = { kind = "solve" }', Task()),
 ])
 def test_task_forms(tmp_path: Path, line: str, task: Task) -> None:
-    assert load_config(write(tmp_path, conf(top=line))).task == task
+    assert load_config(write(tmp_path, conf(top=line))).task == spec_of(task)
 
 
 @pytest.mark.parametrize("line, key, words", [

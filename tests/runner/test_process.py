@@ -9,7 +9,8 @@ import pytest
 
 from harness.core.status import Status, Task, Termination
 from harness.puzzle.instance import Instance
-from harness.runner.process import RunRequest, WorkerPool
+from harness.runner.process import WorkerPool
+from harness.tasks.solve import RunRequest, judge_execution
 
 GOOD = ["O.", "..", ".O"]  # two submarines on a 3x2 board, not touching
 TOUCHING = ["O.", "O.", ".."]
@@ -32,7 +33,7 @@ def pool():
 
 def run(pool, req):
     ex = pool.execute(req)
-    return ex, ex.judge(req)
+    return ex, judge_execution(req, ex)
 
 
 def test_an_answer_is_verified_and_classified_in_the_runner(pool):

@@ -11,7 +11,8 @@ from clirun import run as cli_run
 from harness.core.status import Status, Task
 from harness.errors import UsageError
 from harness.puzzle.instance import Instance
-from harness.runner.process import RunRequest, WorkerPool
+from harness.runner.process import WorkerPool
+from harness.tasks.solve import RunRequest, judge_execution
 from harness.runner.race import parse_leg, race, split_pairs
 
 GOOD = ["O.", "..", ".O"]
@@ -36,7 +37,7 @@ def pool():
 
 def test_the_first_decided_answer_wins_and_the_slow_leg_is_killed(pool):
     t0 = time.perf_counter()
-    out = race(pool, [leg("sleep", seconds=30), leg()], ["slow", "fast"])
+    out = race(pool, [leg("sleep", seconds=30), leg()], ["slow", "fast"], judge_execution)
     assert time.perf_counter() - t0 < 10  # not the slow leg's 30 s
     assert out.winner == 1 and out.winner_label == "fast"
     assert out.result.status is Status.SAT and out.result.verdicts == ["ok"]
@@ -46,24 +47,24 @@ def test_the_first_decided_answer_wins_and_the_slow_leg_is_killed(pool):
     assert out.execution.cpu_s == pytest.approx(sum(x.execution.cpu_s for x in out.legs))
     assert "race won by fast" in out.describe()
     # the pool goes on: the killed leg's worker was replaced, the next race runs
-    again = race(pool, [leg("sleep", seconds=30), leg()], ["slow", "fast"])
+    again = race(pool, [leg("sleep", seconds=30), leg()], ["slow", "fast"], judge_execution)
     assert again.winner == 1
 
 
 def test_a_leg_that_crashes_first_does_not_end_the_race(pool):
-    out = race(pool, [leg("crash"), leg("sleep", seconds=1.0)], ["crash", "late"])
+    out = race(pool, [leg("crash"), leg("sleep", seconds=1.0)], ["crash", "late"], judge_execution)
     assert out.winner == 1 and out.result.status is Status.SAT
     assert out.legs[0].result.status is Status.ERROR
 
 
 def test_a_wrong_answer_first_makes_the_race_wrong(pool):
-    out = race(pool, [leg(inst=tiny((WRONG,))), leg("sleep", seconds=30, inst=tiny((WRONG,)))], ["liar", "slow"])
+    out = race(pool, [leg(inst=tiny((WRONG,))), leg("sleep", seconds=30, inst=tiny((WRONG,)))], ["liar", "slow"], judge_execution)
     assert out.winner == 0 and out.result.status is Status.WRONG
     assert out.legs[1].killed
 
 
 def test_no_leg_decides_the_race_is_a_timeout(pool):
-    out = race(pool, [leg("crash"), leg("spin", seconds=30, limit=1.0)], ["crash", "spinner"])
+    out = race(pool, [leg("crash"), leg("spin", seconds=30, limit=1.0)], ["crash", "spinner"], judge_execution)
     assert out.winner is None and out.result.status is Status.TIMEOUT and out.decided_by == 1
     assert out.to_detail()["race"]["winner"] is None and "no leg decided" in out.describe()
 
@@ -74,7 +75,7 @@ def test_a_race_of_real_solvers_counts_what_brute_force_counts(pool):
 
     for inst in TINY[:6]:
         requests = [RunRequest(inst, b, "placement", Task.count(0), {}, 20.0, None) for b in ("cpsat", "sat")]
-        out = race(pool, requests, ["cpsat/placement", "sat/placement"])
+        out = race(pool, requests, ["cpsat/placement", "sat/placement"], judge_execution)
         expected = count_boards(inst)
         assert out.result.count == expected, inst.name
         assert out.result.status is (Status.SAT if expected else Status.UNSAT)

@@ -18,6 +18,7 @@ from harness.errors import InputError
 from harness.runner.config import load_config
 from harness.runner.run import run_campaign
 from harness.store import ResultsStore
+from harness.store.sqlite import SCHEMA_VERSION
 from fakecampaign import FAKE, GOOD, write_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -212,4 +213,4 @@ def test_a_store_from_before_the_plan_gets_one_by_running_its_config_again(tmp_p
     again = quiet_run(cfg)
     assert again.executed == 0 and again.resumed == 10
     with ResultsStore(tmp_path / "out", create=False) as store:
-        assert len(store.plan()) == 10 and store.version == 2
+        assert len(store.plan()) == 10 and store.version == SCHEMA_VERSION

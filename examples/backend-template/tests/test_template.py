@@ -2,7 +2,7 @@
 
 from harness.backends.registry import get_backend, origins
 from harness.conform import conform
-from harness.runner.isolated import IsolatedSolver
+from harness.tasks.isolated import IsolatedSolver
 
 
 def test_the_entry_point_names_the_template():

@@ -191,19 +191,28 @@ def count_rectangle(dep: Any) -> int:
 class ClusterCounter(Counter):
     name = "cluster"
     by = ("deployments",)
-    library = "numba"
-
+    library = None  # battlebench's own expansion, compiled by numba
+    packages = ("numba",)
     requires = ('numba',)
     install = 'pip install numba'
 
-    def count(self, dep: Any, by: str = "deployments", deadline: float | None = None) -> CountAnswer:
-        self.check_by(by)
+    @classmethod
+    def refuses(cls, dep: Any, by: str = "deployments") -> str | None:
+        why = super().refuses(dep, by)
+        if why:
+            return why
         if not dep.is_rectangle:
-            raise Unsupported("the cluster expansion needs a full rectangle of square cells (no islands, no hex)")
+            return "the cluster expansion needs a full rectangle of square cells (no islands, no hex)"
         if dep.has_hints or dep.row_clues is not None or dep.col_clues is not None:
-            raise Unsupported("the cluster expansion counts boards without hints or clues")
+            return "the cluster expansion counts boards without hints or clues"
         if dep.copies > MAX_PIECES:
-            raise Unsupported(f"the cluster expansion takes at most {MAX_PIECES} pieces, not {dep.copies}")
+            return f"the cluster expansion takes at most {MAX_PIECES} pieces, not {dep.copies}"
+        return None
+
+    def count(self, dep: Any, by: str = "deployments", deadline: float | None = None) -> CountAnswer:
+        why = self.refuses(dep, by)
+        if why:
+            raise Unsupported(why)
         return CountAnswer(count_rectangle(dep), True, {"pieces": dep.copies})
 
 

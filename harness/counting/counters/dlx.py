@@ -67,12 +67,18 @@ class DlxCounter(Counter):
     requires = ('xcover',)
     install = 'pip install xcover'
 
+    @classmethod
+    def refuses(cls, dep: Any, by: str = "deployments") -> str | None:
+        if any(v is not None for v in (*(dep.row_clues or ()), *(dep.col_clues or ()))):
+            return "dlx counts without clues (row or column clues have no exact cover form)"
+        return super().refuses(dep, by)
+
     def count(self, dep: Any, by: str = "deployments", deadline: float | None = None) -> CountAnswer:
         from harness.counting.placements import layout
 
-        self.check_by(by)
-        if any(v is not None for v in (*(dep.row_clues or ()), *(dep.col_clues or ()))):
-            raise Unsupported("dlx counts without clues (row or column clues have no exact cover form)")
+        why = self.refuses(dep, by)
+        if why:
+            raise Unsupported(why)
         with warnings.catch_warnings():  # its ZDD module may warn while numba compiles it
             warnings.simplefilter("ignore")
             from xcover import covers

@@ -28,18 +28,34 @@ from harness.counting.counters import CountAnswer, Counter, Unsupported
 class DpCounter(Counter):
     name = "dp"
     by = ("deployments", "boards")
-    library = "numba"
+    library = None  # battlebench's own programmes, compiled by numba
+    packages = ("numba",)
     engines = ("rows", "frontier")  # tried in this order
 
     requires = ('numba',)
     install = 'pip install numba'
+
+    @classmethod
+    def refuses(cls, dep: Any, by: str = "deployments") -> str | None:
+        if by == "boards" and dep.touching:
+            return ("the dp counts boards only when pieces may not touch (else a board can hold several "
+                    "arrangements): use sat, cpsat or sharpsat")
+        if dep.col_clues is not None:
+            from harness.counting.frontier import MAX_COL_CLUES
+
+            clued = [v for v in dep.col_clues if v is not None]
+            if len(clued) > MAX_COL_CLUES or any(v > 15 for v in clued):
+                return f"the dp keeps at most {MAX_COL_CLUES} column clues of at most 15 in its state"
+        return super().refuses(dep, by)
 
     def count(self, dep: Any, by: str = "deployments", deadline: float | None = None) -> CountAnswer:
         from harness.counting import rows
         from harness.counting.placements import layout
         from harness.counting.reduce import without_sunk
 
-        self.check_by(by)
+        why = self.refuses(dep, by)
+        if why:
+            raise Unsupported(why)
         dep, taken = without_sunk(dep)
         lay = layout(dep)
         detail: dict[str, Any] = {"placements": sum(len(t.placements) for t in lay.types), "cells": lay.n,

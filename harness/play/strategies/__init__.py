@@ -1,11 +1,14 @@
-"""The strategies: one module per way of choosing the next shot, behind :class:`Strategy`, found by name without importing any.
+"""The strategies: one module per way of choosing the next shot, behind :class:`Strategy`, a plugin family found by name.
 
-The contract:
+The contract (the page ``docs/strategies.md``; ``battlebench conform --strategy NAME``
+qualifies one):
 
-* ``name``; ``options`` (their defaults: a strategy takes only the options it names);
-  ``rules`` (the announcement rules it can play under);
+* ``name``; ``options`` (``{name: Option(default, type, ...)}``: a strategy takes only the
+  options it declares, converted to their types); ``rules`` (the announcement rules it
+  can play under; :meth:`Strategy.start` refuses any other);
 * ``start(board, rule, rng)``: a new game on ``board`` (a hint-free deployment) under
-  announcement rule ``rule``; ``rng`` is the strategy's own ``numpy`` generator;
+  announcement rule ``rule``; ``rng`` is the strategy's own ``numpy`` generator, the only
+  randomness it may use (the same seed gives the same shots);
 * ``shot(position)``: the next cell to fire at, one of ``position.unknown()``;
 * ``heat(position)``: optional, per cell the strategy's belief of a ship there (for
   ``--watch`` and ``--strip``), or None; ``decide(position, heat)`` gives the shot and,
@@ -14,31 +17,56 @@ The contract:
 * ``validate()``: called with the options set; raise UsageError on a bad value.
 
 A strategy that finds no deployment fits the position raises
-:class:`~harness.play.game.ImpossiblePosition`; the game ends as an ``error``.
+:class:`~harness.play.game.ImpossiblePosition`; the game ends as an ``error``.  Built-ins
+are :data:`STRATEGIES`; an installed distribution adds one as an entry point of the group
+``battlebench.strategies``; ``module:Class`` names any class (:data:`FAMILY`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from harness.core.plugins import load_plugin
+from harness.core.options import Option, resolve
+from harness.core.plugins import Family, named_version, overridden, own_versions
 from harness.errors import UsageError
+from harness.play.game import RULES
+
 
 
 class Strategy:
     """Base of every strategy (see the module docstring)."""
 
     name = "strategy"
-    options: dict[str, Any] = {}
-    rules: tuple[str, ...] = ("ship", "sunk", "none")
+    options: dict[str, Option] = {}
+    rules: tuple[str, ...] = RULES
 
     def __init__(self, **options: Any):
-        unknown = sorted(set(options) - set(self.options))
-        if unknown:
-            raise UsageError(f"strategy {self.name} has no option {unknown[0]!r}"
-                             + (f" (options: {', '.join(self.options)})" if self.options else " (it takes none)"))
-        self.opts = {**self.options, **options}
-        self.validate()
+        self.opts = self.resolve_options(options)
+
+    @classmethod
+    def resolve_options(cls, given: dict[str, Any]) -> dict[str, Any]:
+        """Defaults filled in, converted to their declared types; unknown names and bad values rejected."""
+        opts = resolve(cls.options, given, f"strategy {cls.name}")
+        probe = cls.__new__(cls)
+        probe.opts = opts
+        probe.validate()
+        return opts
+
+    @classmethod
+    def available(cls) -> str | None:
+        """None when the strategy can play here, else one line saying what is missing (override if it needs
+        anything beyond battlebench)."""
+        return None
+
+    @classmethod
+    def versions(cls) -> dict[str, str]:
+        """The version of the code that plays: the strategy's own distribution (battlebench for built-ins)."""
+        return own_versions(cls)
+
+    @classmethod
+    def solver_label(cls, versions: dict[str, str]) -> str | None:
+        """``"DISTRIBUTION VERSION"`` of the strategy's code."""
+        return named_version(versions, *own_versions(cls))
 
     def validate(self) -> None:
         """Raise UsageError when an option's value is unusable (names are checked already)."""
@@ -70,9 +98,27 @@ STRATEGIES: dict[str, str] = {
 }
 
 
+def _contract(cls: type[Strategy]) -> list[str]:
+    """What keeps a subclass of Strategy from being a strategy (empty: nothing)."""
+    problems = []
+    if not isinstance(cls.name, str) or not cls.name or cls.name == Strategy.name:
+        problems.append("its name is not set")
+    if not isinstance(cls.rules, tuple) or not cls.rules or any(r not in RULES for r in cls.rules):
+        problems.append(f"rules must be a non-empty tuple of {', '.join(RULES)}")
+    if not isinstance(cls.options, dict) or not all(isinstance(o, Option) for o in cls.options.values()):
+        problems.append("options must map names to harness.core.options.Option")
+    if not overridden(cls, Strategy, "shot"):
+        problems.append("it does not implement shot()")
+    return problems
+
+
+FAMILY = Family("strategy", "battlebench.strategies", STRATEGIES, base="harness.play.strategies:Strategy",
+                check=_contract, default="random")
+
+
 def get_strategy(name: str) -> type[Strategy]:
-    """The strategy class called ``name`` (UsageError if unknown)."""
-    return load_plugin(STRATEGIES, name, "strategy")
+    """The strategy class called ``name`` (UsageError if unknown, not importable or not a strategy)."""
+    return FAMILY.load(name)
 
 
-__all__ = ["STRATEGIES", "Strategy", "get_strategy"]
+__all__ = ["FAMILY", "Option", "RULES", "STRATEGIES", "Strategy", "UsageError", "get_strategy"]

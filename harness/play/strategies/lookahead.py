@@ -16,17 +16,18 @@ from __future__ import annotations
 import math
 
 from harness.errors import UsageError
+from harness.play.strategies import Option
 from harness.play.strategies.posterior import PosteriorStrategy
 
 
 class LookaheadStrategy(PosteriorStrategy):
     name = "lookahead"
-    options = {"weight": 0.3}
+    options = {"weight": Option(0.3, float, help="weight of the expected information (bits) beside P(hit)",
+                                minimum=0)}
 
     def validate(self):
-        w = self.opts["weight"]
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not w >= 0:
-            raise UsageError(f"strategy lookahead: option weight must be a number >= 0, not {w!r}")
+        if self.opts["weight"] != self.opts["weight"]:  # NaN passes the minimum
+            raise UsageError("strategy lookahead: option weight must be a number >= 0, not nan")
 
     def scores(self, position) -> dict:
         m = self.marginals(position)

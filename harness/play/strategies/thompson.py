@@ -15,20 +15,14 @@ from __future__ import annotations
 import numpy as np
 
 from harness.play.game import ImpossiblePosition
-from harness.errors import UsageError
-from harness.play.strategies import Strategy
+from harness.play.strategies import Option, Strategy
 
 MAX_BLOCKS = 2000
 
 
 class ThompsonStrategy(Strategy):
     name = "thompson"
-    options = {"block": 10_000}
-
-    def validate(self):
-        block = self.opts["block"]
-        if not isinstance(block, int) or isinstance(block, bool) or block < 1:
-            raise UsageError(f"strategy thompson: option block must be an integer >= 1, not {block!r}")
+    options = {"block": Option(10_000, int, help="fleets drawn per block", minimum=1)}
 
     def start(self, board, rule, rng):
         from harness.counting.placements import layout

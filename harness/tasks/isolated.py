@@ -1,8 +1,9 @@
-"""``IsolatedSolver``: solve one instance at a time in warm, limited worker processes.
+"""``IsolatedSolver``: solve one puzzle at a time in warm, limited worker processes.
 
-The facade ``battlebench solve``, the tests and the benchmarks use when they want one
-result now rather than a campaign: the same workers and limits as the runner, with
-every board verified and classified in the calling process.
+The facade the conformance suite, the generator, the tests and the benchmarks use when
+they want one result now rather than a campaign: the solve task's own path
+(:meth:`harness.tasks.solve.SolveTask.execute`: the same workers and limits as the
+runner, every board verified and classified in the calling process).
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from harness.backends.registry import check_pair
 from harness.core.status import Task
+from harness.core.task import Limits, PairSpec, Subject, make_spec
 from harness.errors import BackendError
 from harness.puzzle.instance import Instance
-from harness.runner.process import DEFAULT_GRACE_S, RunRequest, WorkerPool
+from harness.runner.process import DEFAULT_GRACE_S, WorkerPool
 from harness.solve import SolveResult
+from harness.tasks.solve import BuildRequest, RunRequest, SolveTask, judge_execution, spec_of
 
 if TYPE_CHECKING:
     from harness.runner.race import RaceResult
@@ -39,13 +42,11 @@ class IsolatedSolver:
     ) -> SolveResult:
         cls = check_pair(backend, formulation)  # usage errors before any process starts
         cls.resolve_options(dict(options or {}))
-        request = RunRequest(instance, backend, formulation, task, dict(options or {}), time_limit_s, self.memory_mb)
-        execution = self.pool.execute(request)
-        result = execution.judge(request)
-        result.times.setdefault("total_s", execution.wall_s)
-        result.times["wall_s"] = execution.wall_s
-        result.times["cpu_s"] = execution.cpu_s
-        return result
+        options = dict(options or {})
+        subject = Subject(instance.name, instance, instance.name, instance.content_hash())
+        pair = PairSpec(backend, formulation, tuple(sorted(options.items())))
+        spec = make_spec(subject, pair, spec_of(task), None, 1, Limits(time_limit_s, self.memory_mb, self.grace_s))
+        return SolveTask().execute(self.pool, spec).result
 
     def race(self, instance: Instance, legs: list[tuple[str, str, dict[str, Any]]], task: Task = Task(),
              time_limit_s: float | None = None) -> "RaceResult":
@@ -58,15 +59,16 @@ class IsolatedSolver:
             requests.append(RunRequest(instance, backend, formulation, task, dict(options), time_limit_s,
                                        self.memory_mb))
             labels.append(leg_label(backend, formulation, options))
-        return race(self.pool, requests, labels)
+        return race(self.pool, requests, labels, judge_execution)
 
     def build(self, instance: Instance, backend: str, formulation: str,
               options: dict[str, Any] | None = None, timeout_s: float = 600) -> dict[str, Any]:
         """Build only, in the backend's worker; raises BackendError if that fails."""
-        ex = self.pool.call(backend, "build", (instance, backend, formulation, options), timeout_s)
-        if ex.kind != "ok":
+        ex = self.pool.execute(BuildRequest(instance, backend, formulation, dict(options or {}), timeout_s,
+                                            self.memory_mb))
+        if ex.kind != "ok" or ex.outcome.failure:
             raise BackendError(f"build of {backend}/{formulation} failed: {ex.kind} {ex.error}".strip())
-        return ex.outcome  # the build's result dict
+        return ex.outcome.sizes  # the build's result dict
 
     def close(self) -> None:
         self.pool.close()

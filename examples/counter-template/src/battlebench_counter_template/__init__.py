@@ -1,0 +1,1 @@
+"""battlebench-counter-template: a counter outside battlebench, found through its entry point."""

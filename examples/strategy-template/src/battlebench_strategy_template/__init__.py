@@ -1,0 +1,1 @@
+"""battlebench-strategy-template: a strategy outside battlebench, found through its entry point."""

@@ -1,0 +1,141 @@
+"""``battlebench generate``: certified puzzles (a planted fleet, hints until unique), journaled and resumable."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Callable
+
+from harness.cli.common import BAD_INPUT, command
+from harness.errors import UsageError
+
+NAME = "generate"
+
+
+def add_parser(sub: Any) -> None:
+    g = command(sub, NAME, "generate certified puzzles (planted fleet, hints until unique)",
+                "Plant a fleet, derive its clues and reveal hints until the puzzle has one board (certified by a "
+                "complete count-2), or make unsat variants; every oracle answer is journaled, so a stopped "
+                "generation goes on where it stopped.",
+                ["battlebench generate --rows 10 --cols 10 --number 5 --out /tmp/gen",
+                 "battlebench generate --rows 30 --cols 20 --hints minimal --seed 501 --out instances/large --jobs 2"],
+                {0: "every puzzle was written", 1: "some seed failed (its reason is printed; the others go on)",
+                 2: BAD_INPUT, 130: "interrupted or SIGTERM (the journals keep every answer)"})
+    g.add_argument("--rows", type=int, required=True, metavar="R", help="board rows (required)")
+    g.add_argument("--cols", type=int, required=True, metavar="C", help="board columns (required)")
+    g.add_argument("--fleet", default=None, metavar="SPEC",
+                   help="LENGTH:COUNT,... e.g. 1:4,2:3,3:2,4:1 (default: about 20%% ship cells, longest ship "
+                        "growing with the board)")
+    g.add_argument("--density", type=float, default=0.2, help="ship-cell share of the default fleet")
+    g.add_argument("--number", "-n", type=int, default=1, metavar="N", help="puzzles to write")
+    g.add_argument("--seed", type=int, default=0, metavar="S", help="first seed; puzzle i uses S+i")
+    g.add_argument("--hints", default="unique", metavar="unique|minimal|N",
+                   help="unique: reveal cells until unique; minimal: no hint can be dropped; N: N random hints, "
+                        "uniqueness not required")
+    g.add_argument("--unknown-clues", type=float, default=0.0, metavar="P", help="fraction of clues hidden")
+    g.add_argument("--piece-hints", action="store_true", help="reveal ship pieces (ends, middles, submarines)")
+    g.add_argument("--touching", action="store_true", help="ships may touch")
+    g.add_argument("--unsat", nargs="?", const="any", default=None, metavar="CAUSE",
+                   help="make unsat variants: clue-sum, clue-shift, fleet-extra, fleet-swap, wrong-hint "
+                        "(no CAUSE: a different cause per puzzle, in turn) (default: none, solvable puzzles)")
+    g.add_argument("--certify", default="cpsat/placement", metavar="PAIR",
+                   help="the pair whose complete count-2 certifies each puzzle; several, separated by commas, "
+                        "race: the first decided answer certifies")
+    g.add_argument("--certify-limit", type=float, default=600.0, metavar="S", help="seconds per certification")
+    g.add_argument("--question-limit", type=float, default=120.0, metavar="S",
+                   help="seconds for one CP-SAT question of the minimal-hint search; a hint it cannot settle "
+                        "ends that seed (never changes the puzzle)")
+    g.add_argument("--prefix", default="gen", help="file-name prefix")
+    g.add_argument("--keep-existing", action="store_true",
+                   help="skip a seed whose file is already in DIR, made by the same command (a long suite "
+                        "build run again goes on where it stopped)")
+    g.add_argument("--out", required=True, metavar="DIR", help="directory for the native .toml files (required)")
+    g.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                   help="seeds made in parallel: N worker processes, or N workers of a local Dask cluster")
+    g.add_argument("--executor", choices=("local", "dask"), default=None,
+                   help="local or dask: one Dask task per seed; OUT must be the same path on every worker "
+                        "(default: local)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler address (tcp://host:8786), or 'local' for a LocalCluster of --jobs workers "
+                        "(default: none)")
+
+
+def _parse_fleet(text: str) -> dict[int, int]:
+    fleet: dict[int, int] = {}
+    for part in text.split(","):
+        length, sep, count = part.strip().partition(":")
+        if not sep or not length.strip().isdigit() or not count.strip().isdigit():
+            raise UsageError(f"--fleet {text!r}: expected LENGTH:COUNT,... (e.g. 1:4,2:3,3:2,4:1), got {part!r}")
+        fleet[int(length)] = fleet.get(int(length), 0) + int(count)
+    return fleet
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.generate.certify import parse_certify
+    from harness.generate.generator import UNSAT_CAUSES, Settings
+
+    if args.number < 1:
+        raise UsageError("--number must be >= 1")
+    if args.seed < 0:
+        raise UsageError("--seed must be >= 0")
+    if not args.question_limit > 0:
+        raise UsageError("--question-limit must be a positive number of seconds")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be >= 1")
+    if args.scheduler and not args.executor:
+        args.executor = "dask"  # a scheduler address means the Dask executor
+    if args.executor == "local" and args.scheduler:
+        raise UsageError("--scheduler needs --executor dask")
+    hints: str | int = args.hints
+    if isinstance(hints, str) and hints.isdigit():
+        hints = int(hints)
+    parse_certify(args.certify)
+    fleet = _parse_fleet(args.fleet) if args.fleet else None
+
+    def settings(i: int) -> Settings:
+        cause = UNSAT_CAUSES[i % len(UNSAT_CAUSES)] if args.unsat == "any" else args.unsat
+        return Settings(args.rows, args.cols, fleet=fleet, density=args.density, hints=hints,
+                        unknown_clues=args.unknown_clues, piece_hints=args.piece_hints, touching=args.touching,
+                        unsat=cause, certify=args.certify, certify_limit_s=args.certify_limit, prefix=args.prefix)
+
+    settings(0)  # every setting (the --unsat cause too) is checked by Settings before any work
+    previous = _stop_on_sigterm()
+    try:
+        return _generate_all(args, settings)
+    finally:
+        if previous is not None:
+            import signal
+
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _generate_all(args: argparse.Namespace, settings: Callable[[int], Any]) -> int:
+    """The seeds of ``battlebench generate`` (settings checked already), by :mod:`harness.generate.batch`."""
+    from pathlib import Path
+
+    from harness.generate.batch import SeedTask, make_all
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tasks = [SeedTask(settings(i), args.seed + i, str(out), args.question_limit, args.keep_existing)
+             for i in range(args.number)]
+    return make_all(tasks, executor=args.executor or "local", jobs=args.jobs, scheduler=args.scheduler,
+                    emit=lambda line: print(line, flush=True))
+
+
+def _stop_on_sigterm() -> Any:
+    """SIGTERM (a batch system's time limit, ``kill``) stops like Ctrl-C: journal kept, exit 130.
+
+    Returns the handler it replaced (None off the main thread, where handlers cannot be set)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt("SIGTERM")
+
+    return signal.signal(signal.SIGTERM, stop)
+
+
+__all__ = ["NAME", "add_parser", "run"]

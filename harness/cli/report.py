@@ -1,0 +1,42 @@
+"""``battlebench report``: tables, figures and a page from a results store (no solver needed)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from harness.cli.common import BAD_INPUT, command
+from harness.errors import UsageError
+
+NAME = "report"
+
+
+def add_parser(sub: Any) -> None:
+    rp = command(sub, NAME, "tables and plots from a results store (no solver needed)",
+                 "Write the report of a results store: index.html (one self-contained page), summary.md, a CSV "
+                 "per table and a PNG per figure; each task adds its own sections (counts, games, races).",
+                 ["battlebench report results/smoke", "battlebench report results/play --out /tmp/play-report"],
+                 {0: "the report was written", 2: BAD_INPUT + " (no store, a damaged one, a place it cannot write)"})
+    rp.add_argument("results", metavar="RESULTS", help="results directory (holds results.sqlite)")
+    rp.add_argument("--out", default=None, metavar="DIR", help="report directory (default: RESULTS/report)")
+    rp.add_argument("--shift", type=float, default=1.0, metavar="S",
+                    help="shift of the shifted geometric mean, seconds")
+    rp.add_argument("--manifest", default=None, metavar="FILE",
+                    help="instance manifest the disagreements are checked against (default: the nearest "
+                         "instances/MANIFEST.toml)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.report.render import write_report
+
+    if args.shift < 0:
+        raise UsageError("--shift must be >= 0")
+    out = Path(args.out) if args.out else Path(args.results) / "report"
+    written = write_report(args.results, out, shift_s=args.shift, manifest=args.manifest)
+    print(f"wrote {out}/ ({', '.join(sorted(p.name for p in written.values()))})", file=sys.stderr)
+    return 0
+
+
+__all__ = ["NAME", "add_parser", "run"]

@@ -1,0 +1,463 @@
+"""The task contract: what one task module gives the config loader, the runner, the CLI and the reports.
+
+A *task* (glossary) says what a run is asked to do: ``solve`` a puzzle, ``count`` a
+deployment instance's deployments, ``play`` a game -- or a plugin's own.  Each is one
+class behind :class:`TaskType`, registered in :data:`TASKS` (built-ins by name, entry
+points of the group ``battlebench.tasks``, ``module:Class``).  The measuring layer knows
+only this contract; the calls, in order::
+
+    parse(raw, path) -> TaskSpec              the config's `task = ...`          (parent, before any run)
+    parse_pair(entry, where, path, spec)      each [[pairs]] table                (parent, before any run)
+    settings(data, path, spec) -> params      the task's own top-level keys
+    load(path) -> Subject                     one subject file; a bad one is kept as its error
+    expand(config, subjects) -> [RunSpec]     every run of the campaign, in order
+    execute(pool, spec) -> Executed           build the request, run it in the pool's worker,
+                                              judge it here, build its record
+        request.execute()                     in the worker: the part a worker process does
+        request.warm()                        in a new worker, before its first run
+    section() -> ReportSection | None         what report and check add for its runs
+
+:class:`Request` is what crosses to the worker (pickled): it names the warm worker it
+runs in (``key``), its limits, and does its own work there.  :func:`base_record` fills
+the columns every task shares; the task fills the rest (:mod:`harness.core.record`
+documents each column per task).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from harness.core.plugins import Family
+from harness.core.record import dumps, empty_record
+from harness.core.status import Status, Termination
+from harness.errors import ConfigError, InputError
+
+HOST = socket.gethostname()
+RACE = "race"  # the backend and formulation a race's records carry
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits of every run of a campaign (or of a single-shot command)."""
+
+    time_s: float | None = 60.0
+    memory_mb: int | None = 4096
+    grace_s: float = 5.0
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """A pair: the task's plugin (``backend``: a backend, counter or strategy) x its variant (``formulation``:
+    a formulation, what is counted, an announcement rule) x options, with its deterministic label."""
+
+    backend: str
+    formulation: str
+    options: tuple[tuple[str, Any], ...] = ()  # as configured (not the defaults), sorted
+    params: tuple[tuple[str, Any], ...] = ()  # the task's own settings of this pair (play: games)
+    legs: tuple["PairSpec", ...] = ()  # a race (backend = formulation = "race"): its pairs, in order
+
+    @property
+    def label(self) -> str:
+        if self.legs:
+            return "race[" + ",".join(leg.label for leg in self.legs) + "]"
+        opts = ",".join(f"{k}={_text(v)}" for k, v in self.options)
+        return f"{self.backend}[{opts}]/{self.formulation}" if opts else f"{self.backend}/{self.formulation}"
+
+    @property
+    def option_dict(self) -> dict[str, Any]:
+        return dict(self.options)
+
+    @property
+    def param_dict(self) -> dict[str, Any]:
+        return dict(self.params)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A configured task: the registered task (``name``), what its runs' ``task`` column says (``label``) and
+    its parameters (the solve task's ``k``)."""
+
+    name: str
+    label: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def param_dict(self) -> dict[str, Any]:
+        return dict(self.params)
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One subject file as the parent read it: the value (None when it did not parse), its name, the hash of
+    its content (of the file's bytes when it did not parse) and the one-line error."""
+
+    path: str  # as shown (relative to the working directory where it can be)
+    value: Any
+    name: str
+    digest: str
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run to execute: everything a worker (local or on a cluster) needs, picklable."""
+
+    run_id: str
+    campaign: str
+    config_hash: str
+    instance_path: str
+    instance_name: str
+    instance_hash: str
+    instance: Any  # the subject (a puzzle, a deployment instance, a board); None: the file did not parse
+    load_error: str
+    pair: PairSpec
+    task: TaskSpec
+    seed: int | None
+    repetition: int
+    limits: Limits
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The pair's options, with the run's seed."""
+        opts = self.pair.option_dict
+        if self.seed is not None:
+            opts["seed"] = self.seed
+        return opts
+
+
+def run_id(shown: str, digest: str, pair: PairSpec, task: TaskSpec, seed: int | None, rep: int,
+           limits: Limits) -> str:
+    """The deterministic id of a run: same file and content, pair, task, seed, repetition and limits."""
+    key = dumps([shown, digest, pair.label, task.label, seed, rep, limits.time_s, limits.memory_mb])
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def make_spec(subject: Subject, pair: PairSpec, task: TaskSpec, seed: int | None, rep: int, limits: Limits,
+              campaign: str = "", config_hash: str = "") -> RunSpec:
+    return RunSpec(run_id(subject.path, subject.digest, pair, task, seed, rep, limits), campaign, config_hash,
+                   subject.path, subject.name, subject.digest, subject.value, subject.error, pair, task, seed,
+                   rep, limits)
+
+
+def worker_key(plugin: str, options: dict[str, Any] | None = None) -> str:
+    """A worker key: ``plugin`` alone, or ``plugin {json options}`` (pairs with other options never share a
+    process: one's solver state, loaded libraries or reserved address space cannot reach another)."""
+    if not options:
+        return plugin
+    import json
+
+    return f"{plugin} {json.dumps(options, sort_keys=True, default=str)}"
+
+
+class Request:
+    """What a worker gets for one run (picklable); each task's request class subclasses it.
+
+    ``time_limit_s`` and ``memory_mb`` are its limits (attributes of the subclass);
+    ``key()`` names the warm worker it runs in (runs of one key share a process, runs of
+    two keys never do); ``execute()`` is the part the worker does, its failures caught
+    and returned (an exception escaping it is recorded as a crash); ``warm()`` imports
+    what the runs of this key need, in a new worker before its first run, and returns
+    versions; ``memory_limit_by()`` says how the memory limit holds: ``address-space``
+    (``RLIMIT_AS``) or ``rss`` (sampled from outside).
+    """
+
+    time_limit_s: float | None = None
+    memory_mb: int | None = None
+
+    def key(self) -> str:
+        raise NotImplementedError
+
+    def execute(self) -> Any:
+        raise NotImplementedError
+
+    def warm(self) -> dict[str, str]:
+        return {}
+
+    def memory_limit_by(self) -> str:
+        return "address-space"
+
+
+@dataclass
+class WorkerOutcome:
+    """What a worker sends back for one run: the task's own fields, and these the worker fills in."""
+
+    failure: str = ""  # "" ran to its end; "memout" or "MemoryError": out of memory; else one line why not
+    cpu_s: float | None = None  # user + system CPU of the worker and its children during the run
+    peak_rss_mb: float | None = None
+
+
+@dataclass
+class Executed:
+    """One run executed and judged: its record (what the store keeps) and the task's result (what a
+    single-shot command shows)."""
+
+    record: dict[str, Any]
+    result: Any = None
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def times_of(wall_s: float) -> tuple[str, str]:
+    """(started_at, ended_at) of a run that ended now after ``wall_s`` seconds."""
+    ended = dt.datetime.now(dt.timezone.utc)
+    started = ended - dt.timedelta(seconds=wall_s)
+    return started.isoformat(timespec="milliseconds"), ended.isoformat(timespec="milliseconds")
+
+
+def termination_of(kind: str) -> Termination:
+    """The termination of an execution as the runner measured it (``ok``: the worker answered)."""
+    return {"ok": Termination.COMPLETED, "timeout": Termination.TIMEOUT, "memout": Termination.MEMOUT,
+            "crash": Termination.CRASH}[kind]
+
+
+def base_record(spec: RunSpec, execution: Any = None) -> dict[str, Any]:
+    """The columns every task fills the same way: identity, limits, host, and -- given the runner's execution
+    -- wall and CPU time, overshoot, peak memory, the worker's pid and the run's start and end."""
+    rec = empty_record()
+    limit = spec.limits.time_s
+    rec.update(
+        run_id=spec.run_id, campaign=spec.campaign, config_hash=spec.config_hash,
+        instance=spec.instance_name, instance_path=spec.instance_path, instance_hash=spec.instance_hash,
+        pair=spec.pair.label, backend=spec.pair.backend, formulation=spec.pair.formulation,
+        options=dumps(spec.pair.option_dict), task=spec.task.label, seed=spec.seed, repetition=spec.repetition,
+        time_limit_s=limit, memory_limit_mb=spec.limits.memory_mb, host=HOST,
+    )
+    if execution is not None:
+        started, ended = times_of(execution.wall_s)
+        rec.update(started_at=started, ended_at=ended, wall_s=execution.wall_s, cpu_s=execution.cpu_s,
+                   overshoot_s=max(execution.wall_s - limit, 0.0) if limit is not None else 0.0,
+                   peak_rss_mb=execution.peak_rss_mb, worker_pid=execution.pid)
+    return rec
+
+
+def error_record(spec: RunSpec, error: str, detail: str = "") -> dict[str, Any]:
+    """The record of a run no worker executed: its subject could not be read, or the harness failed."""
+    rec = base_record(spec)
+    now = now_iso()
+    rec.update(started_at=now, ended_at=now, status=str(Status.ERROR), answer="none", exhausted=0,
+               termination=str(Termination.CRASH), verdict="none", count=0, complete=0, wall_s=0.0,
+               overshoot_s=0.0, boards=dumps([]), verdicts=dumps([]), versions=dumps({}), error=error,
+               detail=detail)
+    return rec
+
+
+def read_subject(path: Path, read: Any, shown: str) -> Subject:
+    """``read(path)`` as a :class:`Subject`; an InputError is kept as the subject's error (its runs are
+    recorded as ``error``, the campaign goes on)."""
+    try:
+        value = read(path)
+        return Subject(shown, value, value.name, value.content_hash())
+    except InputError as exc:
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        except OSError:
+            digest = "missing"
+        return Subject(shown, None, path.stem, digest, str(exc))
+
+
+class TaskType:
+    """Base of every task (see the module docstring).  Class attributes name its parts for help and docs:
+
+    ``name`` the registered name; ``kinds`` the values of a config's ``task`` (or its ``kind``) it owns;
+    ``plugin`` and ``variant`` what a pair's ``backend`` and ``formulation`` are for it; ``subject`` what
+    its instance files hold; ``family`` ``"module:FAMILY"`` of its plugin family; ``pair_keys`` the keys
+    of its ``[[pairs]]`` tables; ``settings_keys`` its own top-level config keys.
+    """
+
+    name: ClassVar[str] = ""
+    kinds: ClassVar[tuple[str, ...]] = ()
+    plugin: ClassVar[str] = "backend"
+    variant: ClassVar[str] = "formulation"
+    subject: ClassVar[str] = "instance"
+    family: ClassVar[str | None] = None
+    pair_keys: ClassVar[tuple[str, ...]] = ("backend", "formulation", "options")
+    settings_keys: ClassVar[tuple[str, ...]] = ()
+    repeats: ClassVar[bool] = True  # does it take `repetitions`?
+
+    # ------------------------------------------------------------------ config
+    @classmethod
+    def owns(cls, kind: str) -> bool:
+        """Is ``kind`` (a config's ``task`` string, or its ``kind``) this task's?"""
+        return kind in cls.kinds
+
+    @classmethod
+    def forms(cls) -> list[str]:
+        """How a config names this task, for error messages."""
+        return [repr(k) for k in cls.kinds]
+
+    @classmethod
+    def parse(cls, raw: str | dict[str, Any], path: Path) -> TaskSpec:
+        """The config's ``task`` value (a string, or a table with ``kind``), owned by this task."""
+        kind = raw if isinstance(raw, str) else raw.get("kind")
+        if isinstance(raw, dict):
+            extra = [k for k in raw if k != "kind"]
+            if extra:
+                raise ConfigError(path, f"task.{extra[0]}", f"the {cls.name} task takes no {extra[0]}")
+        return TaskSpec(cls.name, str(kind))
+
+    @classmethod
+    def settings(cls, data: dict[str, Any], path: Path, spec: TaskSpec) -> tuple[tuple[str, Any], ...]:
+        """This task's own top-level config values (``settings_keys``), checked."""
+        return ()
+
+    @classmethod
+    def parse_pair(cls, entry: dict[str, Any], where: str, path: Path, spec: TaskSpec) -> PairSpec:
+        """One ``[[pairs]]`` table (its keys are ``pair_keys``), checked against the plugin it names."""
+        raise NotImplementedError
+
+    @classmethod
+    def check_pairs(cls, pairs: list[PairSpec], data: dict[str, Any], path: Path, spec: TaskSpec) -> None:
+        """A check over all pairs at once (nothing by default)."""
+
+    # ------------------------------------------------------------------ campaign
+    @classmethod
+    def load(cls, path: Path, shown: str) -> Subject:
+        """One subject file, read in the parent (a file that does not parse is kept with its error)."""
+        raise NotImplementedError
+
+    @classmethod
+    def expand(cls, config: Any, subjects: list[Subject]) -> list[RunSpec]:
+        """Every run of the campaign, in order: repetition, subject, pair, seed."""
+        seeds: tuple[int | None, ...] = config.seeds if config.seeds is not None else (None,)
+        return [make_spec(subject, pair, config.task, seed, rep, config.limits, config.name, config.hash)
+                for rep in range(1, config.repetitions + 1) for subject in subjects
+                for pair in config.pairs for seed in seeds]
+
+    def execute(self, pool: Any, spec: RunSpec) -> Executed:
+        """Run ``spec`` in ``pool`` (:class:`harness.runner.process.WorkerPool`), judge it here, build its
+        record.  A spec whose subject did not parse is an error record, no worker involved."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ report
+    @classmethod
+    def section(cls) -> Any:
+        """What ``report`` and ``check`` add for this task's runs (a :class:`ReportSection`), or None."""
+        return None
+
+
+class ReportSection:
+    """What a task adds to ``report`` and ``check`` for its runs; every method has a harmless default.
+
+    ``frame`` is the typed results frame of the task's runs only (:mod:`harness.report.data`).
+    """
+
+    title = ""
+    ranks_by_time = True  # are its pairs ranked by time (the pairs tables, the headline), or by its own measure?
+
+    def problems(self, frame: Any, manifest: dict | None, manifest_path: Any) -> list:
+        """Disagreements among the runs (``check`` fails on any): :class:`harness.report.agreement.Problem`."""
+        return []
+
+    def agreement(self, frame: Any) -> str:
+        """What ``check`` says when there is no problem, after "every run agrees"."""
+        return ""
+
+    def recheck(self, frame: Any, results: Path) -> Any:
+        """The stored verdicts judged again from the subject files, or None (not applicable)."""
+        return None
+
+    def notes(self, frame: Any) -> list[str]:
+        """Facts ``check`` reports without failing (metadata it corrected, ...)."""
+        return []
+
+    def prepare(self, frame: Any) -> Any:
+        """The runs as the report shows them (a stored value corrected, as :meth:`notes` says); the frame
+        itself when nothing changes."""
+        return frame
+
+    def tables(self, frame: Any) -> dict[str, Any]:
+        """Extra tables (written as CSV beside the report)."""
+        return {}
+
+    def figures(self, frame: Any) -> dict[str, Any]:
+        """Extra figures (matplotlib), by file stem."""
+        return {}
+
+    def headline(self, tables: dict[str, Any]) -> str | None:
+        """The headline when this task's own measure ranks its pairs (``ranks_by_time`` False)."""
+        return None
+
+    def html(self, tables: dict[str, Any], figures: dict[str, str], html_table: Any) -> list[tuple[str, str, str]]:
+        """(id, title, HTML) sections of ``index.html``; ``figures`` are base64 PNGs by stem."""
+        return []
+
+    def markdown(self, tables: dict[str, Any], pngs: list[str], markdown_table: Any) -> list[str]:
+        """Lines of ``summary.md``."""
+        return []
+
+
+def _task_contract(cls: type[TaskType]) -> list[str]:
+    problems = []
+    if not isinstance(cls.name, str) or not cls.name:
+        problems.append("its name is not set")
+    if not isinstance(cls.kinds, tuple) or not cls.kinds or not all(isinstance(k, str) and k for k in cls.kinds):
+        problems.append("kinds must be a non-empty tuple of names")
+    for method in ("parse_pair", "load", "execute"):
+        if next(k for k in cls.__mro__ if method in k.__dict__) is TaskType:
+            problems.append(f"it does not implement {method}()")
+    return problems
+
+
+TASK_BUILTINS: dict[str, str] = {
+    "solve": "harness.tasks.solve:SolveTask",
+    "count": "harness.tasks.count:CountTask",
+    "play": "harness.tasks.play:PlayTask",
+}
+TASKS = Family("task", "battlebench.tasks", TASK_BUILTINS, base="harness.core.task:TaskType",
+               check=_task_contract, default="solve")
+
+
+def task_classes() -> list[type[TaskType]]:
+    """Every registered task that loads (built-ins first, then entry points), for looking a kind up."""
+    out = []
+    for name in TASKS.names():
+        try:
+            out.append(TASKS.load(name))
+        except InputError:
+            continue  # a broken plugin task: named when it is asked for
+    return out
+
+
+def task_for_kind(kind: str) -> type[TaskType] | None:
+    """The task that owns ``kind`` (a config's ``task`` string or ``kind``; ``module:Class`` names one)."""
+    if ":" in kind:
+        return TASKS.load(kind)
+    for cls in task_classes():
+        if cls.owns(kind):
+            return cls
+    return None
+
+
+def task_for_label(label: str) -> type[TaskType] | None:
+    """The task whose runs carry ``label`` in their ``task`` column (None: no registered task owns it)."""
+    return task_for_kind(label) if ":" not in label else None
+
+
+def forms_message(kind: object) -> str:
+    """``must be 'solve', ..., or 'play', not KIND``: every way a config can name a task."""
+    forms = [form for cls in task_classes() for form in cls.forms()]
+    return f"must be {', '.join(forms[:-1])} or {forms[-1]}, not {kind!r}"
+
+
+def task_of(spec: TaskSpec) -> type[TaskType]:
+    """The task class of a configured task (its registered name, or ``module:Class``)."""
+    return TASKS.load(spec.name)
+
+
+__all__ = ["Executed", "HOST", "Limits", "PairSpec", "RACE", "ReportSection", "Request", "RunSpec", "Subject",
+           "TASKS", "forms_message", "TaskSpec", "TaskType", "WorkerOutcome", "base_record", "error_record", "make_spec",
+           "now_iso", "read_subject", "run_id", "task_classes", "task_for_kind", "task_for_label", "task_of",
+           "termination_of", "times_of", "worker_key"]

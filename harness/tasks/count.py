@@ -1,0 +1,347 @@
+"""The count task: one counter counts a deployment instance's deployments (or distinct boards) exactly.
+
+A config names it ``task = "deployments"`` or ``"boards"`` (what is counted); its pairs
+name counters (``counter = "dp"``, or ``backend = "dp"``), each counting what the task
+counts.  A run: the worker imports the counter, counts, times it and catches failures
+(:meth:`CountRequest.execute`); here the count is judged against the instance's known
+count (``meta.expected_count``, or the manifest's) and the pure :func:`classify_count`
+gives the status.  A counter that declines an instance (:class:`Unsupported`) gives a
+``refused`` run naming the counters that take it, not a crash.  Counts stay Python
+integers throughout: the record keeps the exact decimal in ``detail.count``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.core.failures import failure_of
+from harness.core.record import dumps
+from harness.core.status import Status, Termination, ended_early
+from harness.core.tables import get, one_of
+from harness.core.task import (Executed, PairSpec, ReportSection, Request, RunSpec, Subject, TaskSpec, TaskType,
+                               WorkerOutcome, base_record, error_record, read_subject, termination_of)
+from harness.errors import ConfigError, InputError
+
+UNSUPPORTED = "unsupported: "  # how a refusal's failure line starts
+INT64_MAX = 2 ** 63 - 1
+
+
+@dataclass
+class CountOutcome(WorkerOutcome):
+    """What the worker sends back for one counting run."""
+
+    count: int | None = None
+    complete: bool = False
+    detail: dict[str, Any] = field(default_factory=dict)
+    trace: str = ""
+    build_s: float = 0.0
+    count_s: float = 0.0
+    versions: dict[str, str] = field(default_factory=dict)
+    marginals: Any = None  # harness.counting.marginals.Marginals, when asked for
+    marginals_s: float | None = None
+    marginals_error: str = ""  # why no marginals came (the count itself stands)
+
+
+@dataclass(frozen=True)
+class CountRequest(Request):
+    """What a worker needs for one counting run (picklable)."""
+
+    instance: Any  # a Deployment
+    backend: str  # the counter's name
+    formulation: str  # what is counted: deployments | boards
+    time_limit_s: float | None = None
+    memory_mb: int | None = None
+    marginals: bool = False  # also the exact marginals of every cell (the dp's), within the same limits
+
+    def key(self) -> str:
+        return f"count:{self.backend}"
+
+    def execute(self) -> CountOutcome:
+        return execute_count(self.instance, self.backend, self.formulation, self.time_limit_s, self.marginals)
+
+    def warm(self) -> dict[str, str]:
+        return versions_of(self.backend)
+
+
+def versions_of(counter: str) -> dict[str, str]:
+    from harness import __version__
+    from harness.counting.counters import get_counter
+
+    return {"battlebench": __version__, **get_counter(counter).versions()}
+
+
+def execute_count(dep: Any, counter: str, by: str, time_limit_s: float | None = None,
+                  with_marginals: bool = False) -> CountOutcome:
+    """Count in this process; failures come back as ``failure`` (never raised)."""
+    from harness.counting.counters import Unsupported, get_counter
+
+    t0 = time.perf_counter()
+    out = CountOutcome()
+    try:
+        cls = get_counter(counter)
+        missing = cls.available()
+        if missing:
+            out.failure = missing
+            return out
+        out.versions = versions_of(counter)
+        deadline = None if time_limit_s is None else time.monotonic() + time_limit_s
+        t1 = time.perf_counter()
+        out.build_s = t1 - t0
+        answer = cls().count(dep, by, deadline)
+        out.count_s = time.perf_counter() - t1
+        out.count, out.complete, out.detail = answer.count, answer.complete, dict(answer.detail)
+        if with_marginals:
+            from harness.counting.marginals import marginals
+
+            t2 = time.perf_counter()
+            try:
+                out.marginals = marginals(dep)
+            except MemoryError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the marginals' failure is reported, the count stands
+                out.marginals_error = failure_of(exc)[0]
+            out.marginals_s = time.perf_counter() - t2
+    except Unsupported as exc:
+        out.failure = f"{UNSUPPORTED}{exc}"
+    except Exception as exc:  # noqa: BLE001 - a counter's crash is a result
+        out.failure, out.trace = failure_of(exc)
+    return out
+
+
+def expected_count(dep: Any, by: str) -> int | None:
+    """The instance's known count for ``by`` (``meta.expected_count`` / ``expected_boards``), if any."""
+    key = "expected_count" if by == "deployments" else "expected_boards"
+    value = dep.meta.get(key)
+    return int(value) if isinstance(value, (int, str)) and str(value).isdigit() else None
+
+
+def classify_count(termination: Termination, count: int | None, complete: bool, expected: int | None) -> Status:
+    """The status of a counting run.  Pure.
+
+    A count that contradicts the known count is ``wrong`` (a complete count that differs,
+    or a partial count already above it); then crash, memout, timeout, refusal; an
+    incomplete count is a timeout; else ``sat`` (some deployment) or ``unsat`` (none).
+    """
+    if count is not None and expected is not None and (count != expected if complete else count > expected):
+        return Status.WRONG
+    early = ended_early(termination)
+    if early is not None:
+        return early
+    if count is None or not complete:
+        return Status.TIMEOUT
+    return Status.SAT if count > 0 else Status.UNSAT
+
+
+def verdict_of(count: int | None, complete: bool, expected: int | None) -> str:
+    """``ok``, ``none`` (nothing to judge) or what is wrong with the count."""
+    if count is None or expected is None:
+        return "none"
+    if complete and count != expected:
+        return f"count {count} is not the known {expected}"
+    if not complete and count > expected:
+        return f"partial count {count} exceeds the known {expected}"
+    return "ok"
+
+
+def accepting(dep: Any, by: str) -> list[str]:
+    """The registered counters (built-ins and entry points) that take ``dep`` counted ``by``."""
+    from harness.counting.counters import FAMILY
+
+    out = []
+    for name in FAMILY.names():
+        try:
+            cls = FAMILY.load(name)
+            if cls.available() is None and cls.refuses(dep, by) is None:
+                out.append(name)
+        except Exception:  # noqa: BLE001 - a broken plugin or predicate takes nothing
+            continue
+    return out
+
+
+@dataclass
+class CountResult:
+    """One judged counting run: what the counter said, why the run ended, whether it is right."""
+
+    instance: str
+    backend: str
+    by: str
+    status: Status
+    termination: Termination
+    count: int | None
+    complete: bool
+    expected: int | None
+    verdict: str
+    error: str = ""
+    detail: dict[str, Any] = field(default_factory=dict)
+    times: dict[str, float | None] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    marginals: Any = None
+    marginals_error: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's JSON object: the count an exact integer (JSON numbers are arbitrary precision)."""
+        return {"instance": self.instance, "backend": self.backend, "by": self.by, "count": self.count,
+                "complete": self.complete, "status": str(self.status), "termination": str(self.termination),
+                "expected": self.expected, "verdict": self.verdict, "times": self.times,
+                "detail": self.detail, "error": self.error or None}
+
+
+def judge_count(request: CountRequest, kind: str, outcome: CountOutcome | None, error: str = "",
+                wall_s: float | None = None, cpu_s: float | None = None) -> CountResult:
+    """Judge one execution (``kind``: ok, timeout, memout, crash, as the runner measured it)."""
+    termination = termination_of(kind)
+    count, complete, detail, times, versions = None, False, {}, {}, {}
+    if outcome is not None:
+        if outcome.failure == "MemoryError":
+            termination = Termination.MEMOUT
+        elif outcome.failure.startswith(UNSUPPORTED):
+            termination = Termination.REFUSED
+            takers = accepting(request.instance, request.formulation)
+            error = error or (f"{request.backend} refuses: {outcome.failure[len(UNSUPPORTED):]} (counters that take "
+                              f"it: {', '.join(takers) or 'none here'})")
+        elif outcome.failure:
+            termination = Termination.CRASH
+            error = error or outcome.failure
+        if kind == "ok" or outcome.count is not None:
+            count, complete = outcome.count, outcome.complete and kind == "ok"
+        detail, versions = outcome.detail, outcome.versions
+        times = {"build_s": outcome.build_s, "count_s": outcome.count_s}
+        if outcome.trace:
+            detail = {**detail, "trace": outcome.trace}
+    times.update(wall_s=wall_s, cpu_s=cpu_s)
+    expected = expected_count(request.instance, request.formulation)
+    return CountResult(request.instance.name, request.backend, request.formulation,
+                       classify_count(termination, count, complete, expected), termination, count, complete,
+                       expected, verdict_of(count, complete, expected), error, detail, times, versions,
+                       outcome.marginals if outcome is not None else None,
+                       outcome.marginals_error if outcome is not None else "")
+
+
+class CountTask(TaskType):
+    """The count task (see the module docstring)."""
+
+    name = "count"
+    kinds = ("deployments", "boards")
+    plugin = "counter"
+    variant = "what is counted"
+    subject = "deployment instance"
+    family = "harness.counting.counters:FAMILY"
+    pair_keys = ("counter", "backend", "formulation")
+
+    @classmethod
+    def parse_pair(cls, entry: dict[str, Any], where: str, path: Path, spec: TaskSpec) -> PairSpec:
+        from harness.counting.counters import get_counter
+
+        key = one_of(entry, ("counter", "backend"), where, path)
+        name = get(entry, key, str, path, required=True, where=f"{where}.{key}")
+        try:
+            counter = get_counter(name)
+        except InputError as exc:
+            raise ConfigError(path, f"{where}.{key}", str(exc)) from None
+        what = get(entry, "formulation", str, path, where=f"{where}.formulation") or spec.label
+        if what != spec.label:
+            raise ConfigError(path, f"{where}.formulation", f"the task counts {spec.label}: leave formulation out "
+                              f"or set it to {spec.label!r}, not {what!r}")
+        if spec.label not in counter.by:
+            raise ConfigError(path, f"{where}.{key}", f"the {name} counter counts by {' or '.join(counter.by)}, "
+                              f"not by {spec.label}")
+        return PairSpec(name, spec.label, ())
+
+    @classmethod
+    def load(cls, path: Path, shown: str) -> Subject:
+        from harness.counting.format import read_deployment
+
+        return read_subject(path, read_deployment, shown)
+
+    def execute(self, pool: Any, spec: RunSpec, marginals: bool = False) -> Executed:
+        if spec.instance is None:
+            return Executed(error_record(spec, spec.load_error))
+        request = CountRequest(spec.instance, spec.pair.backend, spec.task.label, spec.limits.time_s,
+                               spec.limits.memory_mb, marginals)
+        ex = pool.execute(request)
+        result = judge_count(request, ex.kind, ex.outcome, ex.error, ex.wall_s, ex.cpu_s)
+        if ex.outcome is not None and ex.outcome.marginals_s is not None:
+            result.times["marginals_s"] = ex.outcome.marginals_s
+        return Executed(self.record(spec, ex, result), result)
+
+    @staticmethod
+    def record(spec: RunSpec, execution: Any, result: CountResult) -> dict[str, Any]:
+        """The run record of a counting run (``docs/records.md``, the count task).  The exact count is
+        ``detail.count`` (decimal text, any size); the ``count`` column holds it too while it fits SQLite's
+        64-bit integers (else null), never a float."""
+        from harness.counting.counters import get_counter
+
+        rec = base_record(spec, execution)
+        dep = spec.instance
+        count = result.count
+        if count is None:
+            answer = "none" if execution.outcome is None else "unknown"
+        elif result.complete:
+            answer = "sat" if count > 0 else "unsat"
+        else:
+            answer = "unknown"
+        versions = result.versions or {}
+        try:
+            solver = get_counter(spec.pair.backend).solver_label(versions)
+        except InputError:
+            solver = None
+        detail = {k: v for k, v in result.detail.items() if k != "trace"}
+        detail.update(count=None if count is None else str(count),
+                      expected=None if result.expected is None else str(result.expected))
+        if "trace" in result.detail:
+            detail["trace"] = result.detail["trace"][-2000:]
+        square = dep.grid.kind == "square"
+        rec.update(
+            rows=dep.rows if square else None, cols=dep.cols if square else None, options=dumps({}),
+            status=str(result.status), answer=answer, exhausted=int(bool(result.complete)),
+            termination=str(result.termination), verdict=result.verdict,
+            count=count if count is not None and count <= INT64_MAX else None, complete=int(bool(result.complete)),
+            build_s=result.times.get("build_s"), solve_s=result.times.get("count_s"),
+            placements=result.detail.get("placements"), solver_version=solver, versions=dumps(versions),
+            boards=dumps([]), verdicts=dumps([]), error=result.error or "", detail=dumps(detail),
+        )
+        return rec
+
+    @classmethod
+    def section(cls) -> ReportSection:
+        return CountSection()
+
+
+class CountSection(ReportSection):
+    """What report and check add for counting runs: exact counts compared across counters and with the
+    known counts, and a table of counts."""
+
+    title = "Counts"
+
+    def problems(self, frame: Any, manifest: dict | None, manifest_path: Any) -> list:
+        from harness.report.counts import check_counts, counting_manifest
+
+        return check_counts(frame, counting_manifest(manifest, manifest_path))
+
+    def agreement(self, frame: Any) -> str:
+        return f"{len(frame)} counting runs: exact counts agree"
+
+    def tables(self, frame: Any) -> dict[str, Any]:
+        from harness.report.counts import counts_table
+
+        return {"counts": counts_table(frame)}
+
+    def html(self, tables: dict[str, Any], figures: dict[str, str], html_table: Any) -> list[tuple[str, str, str]]:
+        return [("counts", "Counts", f'<p class="sub">{COUNTS_NOTE}</p>' + html_table(tables["counts"]))]
+
+    def markdown(self, tables: dict[str, Any], pngs: list[str], markdown_table: Any) -> list[str]:
+        counts = tables.get("counts")
+        if counts is None or counts.empty:
+            return []
+        return ["## Counts", "", COUNTS_NOTE, "", markdown_table(counts), ""]
+
+
+COUNTS_NOTE = ("The exact count of each instance where its counters agree (`disagree` where they do not), and per "
+               "counter the wall time of its exact count, or its status.")
+
+
+__all__ = ["CountOutcome", "CountRequest", "CountResult", "CountSection", "CountTask", "accepting",
+           "classify_count", "execute_count", "expected_count", "judge_count", "verdict_of", "versions_of"]

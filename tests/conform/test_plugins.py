@@ -1,0 +1,175 @@
+"""``battlebench conform --counter`` and ``--strategy``: every registered counter and strategy passes its suite; a
+lying one of each fails it, naming the case."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+
+from clirun import ROOT, run
+from harness.counting.counters import FAMILY as COUNTERS
+from harness.play.strategies import FAMILY as STRATEGIES
+
+LIARS = '''
+import random as _random
+
+from harness.counting.counters import CountAnswer, Counter, Unsupported
+from harness.counting.counters.brute import BruteCounter
+from harness.play.strategies import Strategy
+from harness.play.strategies.random import RandomStrategy
+
+
+class OffByOne(BruteCounter):
+    """Counts one deployment too many on boards with a hit."""
+    name = "off-by-one"
+
+    def count(self, dep, by="deployments", deadline=None):
+        answer = super().count(dep, by, deadline)
+        return CountAnswer(answer.count + (1 if dep.hits else 0), answer.complete, answer.detail)
+
+
+class ShyOfHex(BruteCounter):
+    """Says it takes every board, then refuses hex boards."""
+    name = "shy"
+
+    def count(self, dep, by="deployments", deadline=None):
+        if dep.grid.kind == "hex":
+            raise Unsupported("no hex here")
+        return super().count(dep, by, deadline)
+
+
+class ClaimsHex(BruteCounter):
+    """Says it declines hex boards, then counts them anyway."""
+    name = "claims"
+
+    @classmethod
+    def refuses(cls, dep, by="deployments"):
+        return "no hex" if dep.grid.kind == "hex" else super().refuses(dep, by)
+
+
+class Hasty(BruteCounter):
+    """Stops at its deadline and calls what it has complete."""
+    name = "hasty"
+
+    def count(self, dep, by="deployments", deadline=None):
+        if len(dep.cells) > 100:
+            return CountAnswer(12345, True, {})
+        return super().count(dep, by, deadline)
+
+
+class Repeats(RandomStrategy):
+    """Shoots its first shot again after a hit."""
+    name = "repeats"
+
+    def shot(self, position):
+        if position.hits:
+            return sorted(position.hits)[0]
+        return super().shot(position)
+
+
+class OffBoard(RandomStrategy):
+    name = "off-board"
+
+    def shot(self, position):
+        return (99, 99) if position.shots == 4 else super().shot(position)
+
+
+class GlobalDice(Strategy):
+    """Uses the process's global random numbers, not its own generator."""
+    name = "global-dice"
+
+    def shot(self, position):
+        return _random.choice(position.unknown())
+
+
+class AnyRule(RandomStrategy):
+    """Declares the ship rule only, but plays under any."""
+    name = "any-rule"
+    rules = ("ship",)
+
+    def start(self, board, rule, rng):
+        self.board, self.rule, self.rng = board, rule, rng
+
+
+class Quits(RandomStrategy):
+    """Stops shooting after 5 shots (a game that never ends)."""
+    name = "quits"
+
+    def shot(self, position):
+        if position.shots >= 5:
+            raise ValueError("tired")
+        return super().shot(position)
+'''
+
+
+@pytest.fixture
+def liars(tmp_path, monkeypatch):
+    (tmp_path / "bb_liars.py").write_text(LIARS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), str(ROOT)]))
+    yield tmp_path
+    sys.modules.pop("bb_liars", None)
+
+
+def _conform(capsys, *argv):
+    code, out, err = run(capsys, "conform", *argv, "--json")
+    return code, (json.loads(out) if out.strip() else None), err
+
+
+@pytest.mark.parametrize("counter", COUNTERS.names())
+def test_every_registered_counter_conforms(capsys, counter):
+    code, report, err = _conform(capsys, "--counter", counter)
+    assert code == 0, json.dumps(report, indent=1) + err
+    assert [c["check"] for c in report["checks"]] == ["count", "refuses", "limit"]
+    assert report["checks"][0]["cases"] > 0
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES.names())
+def test_every_registered_strategy_conforms(capsys, strategy):
+    options = ["-o", "block=500"] if strategy == "thompson" else []
+    code, report, err = _conform(capsys, "--strategy", strategy, *options)
+    assert code == 0, json.dumps(report, indent=1) + err
+    assert [c["check"] for c in report["checks"]] == ["legal", "sinks", "repeatable", "rules"]
+
+
+@pytest.mark.parametrize("liar, check, said", [
+    ("OffByOne", "count", "brute force has"),
+    ("ShyOfHex", "count", "refused though its refuses() takes it"),
+    ("ClaimsHex", "refuses", "its refuses() declines it"),
+    ("Hasty", "limit", "counted 12,345, the count is 85,700,116,176"),
+])
+def test_a_lying_counter_fails_the_check_its_lie_breaks(capsys, liars, liar, check, said):
+    code, report, err = _conform(capsys, "--counter", f"bb_liars:{liar}", "--check", check)
+    assert code == 1, err
+    (row,) = report["checks"]
+    assert row["check"] == check and not row["passed"] and said in row["detail"], row
+
+
+@pytest.mark.parametrize("liar, check, said", [
+    ("Repeats", "legal", "was shot before"),
+    ("OffBoard", "legal", "not on the board"),
+    ("Quits", "sinks", "the fleet was not sunk"),
+    ("GlobalDice", "repeatable", "the shots differ"),
+    ("AnyRule", "rules", "but played under 'sunk'"),
+])
+def test_a_lying_strategy_fails_the_check_its_lie_breaks(capsys, liars, liar, check, said):
+    code, report, err = _conform(capsys, "--strategy", f"bb_liars:{liar}", "--check", check)
+    assert code == 1, err
+    (row,) = report["checks"]
+    assert row["check"] == check and not row["passed"] and said in row["detail"], row
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([], "name one plugin"),
+    (["cpsat", "--counter", "dp"], "name one plugin"),
+    (["--counter", "nope"], "unknown counter 'nope'"),
+    (["--strategy", "thompson", "-o", "blok=3"], "has no option 'blok'"),
+    (["--counter", "dp", "--check", "legal"], "unknown check 'legal' for a counter"),
+    (["--counter", "dp", "-o", "x=1"], "counters take no options"),
+])
+def test_bad_conform_input_is_one_line(capsys, argv, message):
+    code, out, err = run(capsys, "conform", *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
