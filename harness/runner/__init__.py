@@ -1,1 +1,1 @@
-"""Executing campaigns: config, workers under limits, executors, progress."""
+"""Executing campaigns, task-agnostic: config, workers under limits, executors, races, progress."""

@@ -215,12 +215,11 @@ class SolveTask(TaskType):
         """The run record of one executed run (``docs/records.md``, the solve task)."""
         rec = base_record(spec, execution)
         inst = spec.instance
-        cls = None
         try:
-            cls = check_pair(spec.pair.backend, spec.pair.formulation)
-            resolved = cls.resolve_options(spec.options)
-        except InputError:
-            resolved = spec.options
+            cls = get_backend(spec.pair.backend)
+        except InputError:  # a race: its legs' backends are named in its detail
+            cls = None
+        resolved = result.options if cls is not None else spec.options  # judge() resolved them
         outcome = execution.outcome
         if outcome is None:
             answer = "none"
