@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harness.core.plugins import Family
+from harness.core.plugins import Family, overridden
 from harness.core.record import dumps, empty_record
 from harness.core.status import Status, Termination
 from harness.errors import ConfigError, InputError
@@ -406,7 +406,7 @@ def _task_contract(cls: type[TaskType]) -> list[str]:
     if not isinstance(cls.kinds, tuple) or not cls.kinds or not all(isinstance(k, str) and k for k in cls.kinds):
         problems.append("kinds must be a non-empty tuple of names")
     for method in ("parse_pair", "load", "execute"):
-        if next(k for k in cls.__mro__ if method in k.__dict__) is TaskType:
+        if not overridden(cls, TaskType, method):
             problems.append(f"it does not implement {method}()")
     return problems
 
@@ -458,6 +458,6 @@ def task_of(spec: TaskSpec) -> type[TaskType]:
 
 
 __all__ = ["Executed", "HOST", "Limits", "PairSpec", "RACE", "ReportSection", "Request", "RunSpec", "Subject",
-           "TASKS", "forms_message", "TaskSpec", "TaskType", "WorkerOutcome", "base_record", "error_record", "make_spec",
-           "now_iso", "read_subject", "run_id", "task_classes", "task_for_kind", "task_for_label", "task_of",
-           "termination_of", "times_of", "worker_key"]
+           "TASKS", "TaskSpec", "TaskType", "WorkerOutcome", "base_record", "error_record", "forms_message",
+           "make_spec", "now_iso", "read_subject", "run_id", "task_classes", "task_for_kind", "task_for_label",
+           "task_of", "termination_of", "times_of", "worker_key"]

@@ -41,7 +41,7 @@ import hashlib
 import json
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -191,7 +191,11 @@ def _task(raw: Any, path: Path) -> tuple[type[TaskType], TaskSpec]:
         raise ConfigError(path, where, str(exc)) from None
     if cls is None:
         raise ConfigError(path, where, forms_message(kind))
-    return cls, cls.parse(raw, path)
+    if ":" not in kind:
+        return cls, cls.parse(raw, path)
+    # a task named as module:Class: its own first kind, and the reference kept to find it again (in workers too)
+    own = cls.kinds[0] if isinstance(raw, str) else {**raw, "kind": cls.kinds[0]}
+    return cls, replace(cls.parse(own, path), name=kind)
 
 
 def _pairs(data: dict[str, Any], path: Path, cls: type[TaskType], task: TaskSpec) -> list[PairSpec]:

@@ -102,3 +102,18 @@ def test_an_unknown_task_or_pair_key_fails_before_any_run(capsys, registered):
     code, _, err = run(capsys, "run", cfg)
     assert code == 2 and "pairs[0].backend: unknown key (known: method)" in err
     assert not (registered / "out" / "results.sqlite").exists()
+
+
+def test_a_task_named_as_module_class_runs_without_registration(capsys, tmp_path, monkeypatch):
+    """No entry point: the config names the class; the runs record the task's own label; the report, which
+    finds sections through the registry, shows the common tables and says it does not know the task."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), str(ROOT)]))
+    cfg = _campaign(tmp_path, ["mul"], {"three": "3"})
+    cfg.write_text(cfg.read_text().replace('task = "square"', 'task = "toytask:SquareTask"'))
+    code, _, err = run(capsys, "run", cfg, "--progress", "plain")
+    assert code == 0, err
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        assert db.execute("select task, status, count from runs").fetchall() == [("square", "sat", 9)]
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 0 and "runs of task 'square': no installed task owns them" in out, out
+    assert run(capsys, "report", tmp_path / "out")[0] == 0
