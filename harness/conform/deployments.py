@@ -118,6 +118,16 @@ _CASES = {
         rows = [2, 0, "?", 1, 3]
         cols = ["?", 1, 2, "?", "?"]
         """,
+    "clued-empty-row": """
+        [grid]
+        rows = 3
+        cols = 3
+        islands = [[2, 0], [2, 1], [2, 2]]
+        [pieces]
+        Destroyer = 2
+        [clues]
+        rows = [2, 0, 1]
+        """,
     "fits-nowhere": """
         [grid]
         rows = 3

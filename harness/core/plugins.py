@@ -51,7 +51,9 @@ def import_target(target: str, what: str) -> Any:
         sys.path.append(os.getcwd())  # as in the workers (python -m puts the directory first)
     try:
         obj: Any = importlib.import_module(module)
-    except Exception as exc:  # a plugin's import may fail in any way; it must not crash the harness
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a plugin's import may fail in any way (sys.exit too): never end the harness
         raise UsageError(f"{what}: cannot import module {module!r}: {type(exc).__name__}: {exc}") from None
     for part in attr.split("."):
         obj = getattr(obj, part, None)

@@ -65,6 +65,7 @@ class Deployment:
     col_clues: tuple[int | None, ...] | None = None
     name: str = "unnamed"
     meta: Mapping[str, Any] = field(default_factory=dict)
+    shape: tuple[int, int] | None = None  # square boards: the declared rows x cols (islands may take whole lines)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cells", frozenset(self.cells))
@@ -86,18 +87,25 @@ class Deployment:
         return (_rebuild, (self.grid.kind, sorted(self.cells), [(p.name, p.cells, p.count) for p in self.pieces],
                            self.touching, self.reflections, sorted(self.misses), sorted(self.hits), dict(self.sunk),
                            dict(self.sunk_at), self.announce_sinks, self.row_clues, self.col_clues, self.name,
-                           dict(self.meta)))
+                           dict(self.meta), self.shape))
 
     # -- derived --------------------------------------------------------------------------
 
     @property
     def rows(self) -> int:
-        """Square boards: rows of the bounding box from row 0 (0 on hex boards)."""
+        """Square boards: the declared rows, else those of the bounding box from row 0 (0 on hex boards)."""
+        if self.shape is not None:
+            return self.shape[0]
         return 1 + max(c[0] for c in self.cells) if self.grid.kind == "square" and self.cells else 0
 
     @property
     def cols(self) -> int:
+        if self.shape is not None:
+            return self.shape[1]
         return 1 + max(c[1] for c in self.cells) if self.grid.kind == "square" and self.cells else 0
+
+    def _box(self) -> tuple[int, int]:
+        return (1 + max(c[0] for c in self.cells), 1 + max(c[1] for c in self.cells)) if self.cells else (0, 0)
 
     @property
     def is_rectangle(self) -> bool:
@@ -125,6 +133,8 @@ class Deployment:
             "announce_sinks": self.announce_sinks,
             "row_clues": self.row_clues, "col_clues": self.col_clues,
         }
+        if self.shape is not None and self.grid.kind == "square" and tuple(self.shape) != self._box():
+            payload["shape"] = list(self.shape)  # only where it says more than the cells (older hashes stay)
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
     # -- checks ---------------------------------------------------------------------------
@@ -191,11 +201,11 @@ class Deployment:
 
 
 def _rebuild(kind, cells, pieces, touching, reflections, misses, hits, sunk, sunk_at, announce, rows, cols, name,
-             meta) -> Deployment:
+             meta, shape=None) -> Deployment:
     return Deployment(Grid(kind), frozenset(map(tuple, cells)), tuple(Piece(n, tuple(map(tuple, c)), k)
                                                                        for n, c, k in pieces),
                       touching, reflections, frozenset(map(tuple, misses)), frozenset(map(tuple, hits)), sunk,
-                      sunk_at, announce, rows, cols, name, meta)
+                      sunk_at, announce, rows, cols, name, meta, tuple(shape) if shape else None)
 
 
 __all__ = ["Deployment", "Piece"]

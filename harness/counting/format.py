@@ -92,7 +92,7 @@ def _flag(table: dict, key: str, default: bool, where: str) -> bool:
     return value
 
 
-def _board(doc: dict, where: str = "grid") -> tuple[Grid, frozenset[Cell]]:
+def _board(doc: dict, where: str = "grid") -> tuple[Grid, frozenset[Cell], tuple[int, int] | None]:
     table = doc.get("grid")
     if not isinstance(table, dict):
         raise InstanceFormatError("a deployment needs a [grid] table", place="grid")
@@ -102,6 +102,7 @@ def _board(doc: dict, where: str = "grid") -> tuple[Grid, frozenset[Cell]]:
         raise InstanceFormatError(f"unknown grid kind {kind!r} (expected one of {', '.join(KINDS)})",
                                   place="grid.kind")
     grid = Grid(kind)
+    shape = None
     if "cells" in table:
         if "rows" in table or "cols" in table:
             raise InstanceFormatError("give either cells or rows and cols", place="grid")
@@ -114,6 +115,7 @@ def _board(doc: dict, where: str = "grid") -> tuple[Grid, frozenset[Cell]]:
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise InstanceFormatError(f"must be an integer >= 1, not {v!r}", place=f"grid.{key}")
         cells = [(r, c) for r in range(rows) for c in range(cols)]
+        shape = (rows, cols)
     else:
         raise InstanceFormatError("a hex board lists its cells", place="grid.cells")
     board = set(cells)
@@ -121,7 +123,7 @@ def _board(doc: dict, where: str = "grid") -> tuple[Grid, frozenset[Cell]]:
         if island not in board:
             raise InstanceFormatError(f"island {list(island)} is not on the board", place=f"grid.islands[{i}]")
         board.discard(island)
-    return grid, frozenset(board)
+    return grid, frozenset(board), shape
 
 
 def _pieces(doc: dict, grid: Grid) -> list[Piece]:
@@ -199,7 +201,7 @@ def parse_deployment(text: str, *, file: str, name: str | None = None) -> Deploy
         for key in doc:
             if key not in TABLES:
                 raise InstanceFormatError(f"unknown table (known: {', '.join(TABLES)})", place=f"table {key}")
-        grid, cells = _board(doc)
+        grid, cells, shape = _board(doc)
         rules = doc.get("rules", {})
         if not isinstance(rules, dict):
             raise InstanceFormatError("must be a table", place="rules")
@@ -209,7 +211,7 @@ def parse_deployment(text: str, *, file: str, name: str | None = None) -> Deploy
         rows, cols = _clues(doc)
         return Deployment(grid, cells, tuple(_pieces(doc, grid)), touching=_flag(rules, "touching", True, "rules"),
                           reflections=_flag(rules, "reflections", False, "rules"), row_clues=rows, col_clues=cols,
-                          name=title, meta=meta, **_hints(doc, grid))
+                          name=title, meta=meta, shape=shape, **_hints(doc, grid))
     except InstanceFormatError as err:
         raise err.located(file=file) from None
 

@@ -67,10 +67,14 @@ class Program:
     order: list  # placement index -> (layout type index, placement cells)
     groups: list  # per merged type: the layout type indices merged into it
     labels: int  # labelled deployments per merged deployment: the multinomials of the groups
+    bound: int = 0  # an upper bound on every partial count the programme keeps (merged types)
 
 
 MAX_COL_CLUES = 14
 """Column clues are kept in the state, 4 bits per clued column (clues up to 15)."""
+
+MAX_UNITS = 1 << 20
+"""The most used-vectors (the product of each merged type's copies + 1) the programme's tables hold."""
 
 
 def _merge(lay: Layout) -> list[list[int]]:
@@ -106,6 +110,9 @@ def compile_layout(dep: Deployment, lay: Layout) -> Program:
     for cap in caps:
         radix.append(place)
         place *= cap + 1
+        if place > MAX_UNITS:
+            raise Unsupported(f"the dp keeps which copies are placed in its state: {len(caps)} kinds of piece with "
+                              f"{sum(caps)} copies are more than its {MAX_UNITS:,} vectors hold")
     units = place
     full = sum(r * cap for r, cap in zip(radix, caps))
     valid = np.zeros((len(caps), units), np.int64)
@@ -138,10 +145,12 @@ def compile_layout(dep: Deployment, lay: Layout) -> Program:
                 ccl[i] = dep.col_clues[cell[1]]
                 col_end[i] = int(last[cell[1]] == i)
     must = np.array([int(i in lay.hits) for i in range(n)], np.int64)
+    sizes = np.bincount(np.array(types, np.int64), minlength=len(caps)) if types else np.zeros(len(caps), np.int64)
+    bound = math.prod(sum(math.comb(int(size), j) for j in range(cap + 1)) for size, cap in zip(sizes, caps))
     return Program(n, np.array(ptr, np.int64), np.array(types, np.int64),
                    np.array(masks, np.uint64).reshape(-1, 2), np.array(halos, np.uint64).reshape(-1, 2),
                    np.array(radix, np.int64), valid, nvalid, np.arange(units, dtype=np.int64), units, full, must,
-                   clue, row_end, col, ccl, col_end, order, groups, labels)
+                   clue, row_end, col, ccl, col_end, order, groups, labels, bound)
 
 
 def _words(value: int) -> tuple[int, int]:
@@ -156,15 +165,48 @@ def count_bound(lay: Layout) -> int:
     return bound
 
 
+def _is_prime(n: int) -> bool:
+    """Deterministic Miller-Rabin for n < 3.4e14 (bases 2, 3, 5, 7, 11, 13, 17)."""
+    if n < 2:
+        return False
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for a in (2, 3, 5, 7, 11, 13, 17):
+        if a % n == 0:
+            continue
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def primes(k: int) -> tuple[int, ...]:
+    """The ``k`` largest primes below 2**31 (the first of them are :data:`PRIMES`)."""
+    out = list(PRIMES[:k])
+    n = out[-1] - 2 if out else 2 ** 31 - 1
+    while len(out) < k:
+        if _is_prime(n):
+            out.append(n)
+        n -= 2
+    return tuple(out)
+
+
 def moduli_for(bound: int) -> np.ndarray:
     """``[0]`` (exact int64) when the bound is safe, else enough 31-bit primes to rebuild the count."""
     if bound < _INT64_SAFE:
         return np.zeros(1, np.int64)
     k, product = 0, 1
     while product <= 2 * bound:
-        product *= PRIMES[k]
         k += 1
-    return np.array(PRIMES[:k], np.int64)
+        product *= primes(k)[-1]
+    return np.array(primes(k), np.int64)
 
 
 def crt(residues: list[int], moduli: list[int]) -> int:
@@ -193,7 +235,7 @@ def count(prog: Program, bound: int) -> tuple[int, int]:
     """(how many deployments the programme counts, labelled; the peak number of states)."""
     from harness.counting import _frontier_nb as nb
 
-    mods = moduli_for(bound)
+    mods = moduli_for(min(bound, prog.bound) if prog.bound else bound)
     residues, peak = nb.forward_count(*_args(prog, mods))
     return _value(residues, mods) * prog.labels, int(peak)
 
@@ -203,7 +245,7 @@ def placement_counts(prog: Program, bound: int) -> tuple[int, list[int]]:
     ``order[q][0]``'s merged group as a whole)."""
     from harness.counting import _frontier_nb as nb
 
-    mods = moduli_for(bound)
+    mods = moduli_for(min(bound, prog.bound) if prog.bound else bound)
     total, per = nb.forward_backward(*_args(prog, mods))
     return (_value(total, mods) * prog.labels, [_value(row, mods) * prog.labels for row in per])
 

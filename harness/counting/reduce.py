@@ -14,6 +14,21 @@ from dataclasses import replace
 from harness.counting.deployment import Deployment
 
 
+def cannot_fit(dep: Deployment) -> str | None:
+    """Why no deployment can exist, told from sizes alone (the pieces need more cells than the board has free),
+    or None: such an instance has 0 deployments, whatever its counter (no counter needs to look at it)."""
+    free = len(dep.cells - dep.misses)
+    needed = sum(len(p.cells) * p.count for p in dep.pieces)
+    if needed > free:
+        return f"the pieces need {needed:,} cells, the board has {free:,} free"
+    for axis, what, clues in ((0, "row", dep.row_clues), (1, "column", dep.col_clues)):
+        for line, clue in enumerate(clues or ()):
+            room = sum(1 for c in dep.cells - dep.misses if c[axis] == line)
+            if clue is not None and clue > room:
+                return f"{what} {line} has clue {clue} but {room} free cells"
+    return None
+
+
 def pinned(dep: Deployment) -> Deployment:
     """The instance with every piece that sank at a cell (``sunk_at``) and has one placement left stated as
     sunk on those cells: the same deployments (game positions pin most sunk ships)."""

@@ -141,6 +141,9 @@ def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) 
         if j.set_aside:
             print(f"{j.path} held another search's answers (other settings or version): moved to {j.set_aside}",
                   file=log, flush=True)
+        if j.cut:
+            print(f"{j.path} had lines that could not be read: the answers before them are kept, the whole file "
+                  f"was copied to {j.cut}", file=log, flush=True)
         if j.resumable:
             print(f"resuming from {j.path} ({j.resumable} oracle answers recorded)", file=log, flush=True)
 

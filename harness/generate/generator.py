@@ -429,7 +429,8 @@ def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: P
         try:
             if settings.hints == "minimal":
                 journal = journal_for(settings, seed, planted, journal_dir) if journal_dir is not None else None
-                if journal is not None and (journal.resumable or journal.set_aside) and on_resume is not None:
+                if journal is not None and (journal.resumable or journal.set_aside or journal.cut) and \
+                        on_resume is not None:
                     on_resume(journal)
                 cells = minimal_hints(oracle, rng, journal=journal)
             else:

@@ -14,8 +14,10 @@ answer ``{"q": question hash, "a": "none" | "undecided" | [[row, col], ...], "s"
 A file with another key (another search under the same name: other settings, another
 harness version) is never overwritten: it is moved aside to ``NAME.jsonl.<hash>.stale``
 (``Journal.set_aside``), where its answers stay for whoever wants them, and the journal
-starts afresh.  A torn last line (the process died while writing it) is ignored.  The file
-is deleted once the puzzle is written.
+starts afresh.  A line that cannot be read (torn by a crash while it was written, a byte
+that is not UTF-8, an edit) ends the answers taken from the file; the whole file is first
+copied aside the same way, so that nothing recorded is ever lost.  The file is deleted
+once the puzzle is written.
 """
 
 from __future__ import annotations
@@ -68,13 +70,14 @@ class Journal:
         self.replayed = 0  # answers taken from the file in this run
         self.replayed_s = 0.0  # the seconds they took when first asked
         self.set_aside: Path | None = None  # where a journal of another search under this name was moved
+        self.cut: Path | None = None  # where the whole file was copied before lines that could not be read were cut
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
             data = b""
         if data and not self._ours(data):
-            self.set_aside = self.path.with_name(f"{self.path.name}.{hashlib.sha256(data).hexdigest()[:8]}.stale")
+            self.set_aside = self._stale(data)
             os.replace(self.path, self.set_aside)
             data = b""
         self._replay: list[tuple[str, Answer, float]] = self._load(data)
@@ -98,28 +101,44 @@ class Journal:
             return data.count(b"\n") <= 1
         return isinstance(header, dict) and header.get("journal") == VERSION and header.get("key") == self.key
 
+    def _stale(self, data: bytes) -> Path:
+        return self.path.with_name(f"{self.path.name}.{hashlib.sha256(data).hexdigest()[:8]}.stale")
+
     def _load(self, data: bytes) -> list[tuple[str, Answer, float]]:
-        """The answers recorded in ``data``, a file of this search (``_ours``) or nothing worth keeping."""
+        """The answers recorded in ``data``, a file of this search (``_ours``) or nothing worth keeping; read
+        line by line, up to the first line that cannot be read (the file is copied aside before it is cut)."""
+        raw = [line for line in data.split(b"\n")]
+        if raw and raw[-1] == b"":
+            raw.pop()
+        if not raw:
+            return []
         try:
-            lines = data.decode().splitlines()
+            header = raw[0].decode()
         except UnicodeDecodeError:
-            return []
-        if not lines:
-            return []
-        entries = []
-        for line in lines[1:]:
+            return []  # _ours judged it: no answer was recorded after an unreadable header
+        lines, entries = [header], []
+        for line in raw[1:]:
             try:
-                item = json.loads(line)
+                text = line.decode()
+                item = json.loads(text)
                 entries.append((str(item["q"]), _decode(item["a"]), float(item.get("s", 0.0))))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                break  # a torn last line: what follows is not trusted
-        if len(entries) < len(lines) - 1:
-            self._write(lines[:len(entries) + 1])  # drop what is not trusted
+                lines.append(text)
+            except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError):
+                break  # a torn or damaged line: what follows is not trusted
+        if len(entries) < len(raw) - 1:
+            torn = len(entries) == len(raw) - 2 and not data.endswith(b"\n")  # a crash mid-write: nothing lost
+            if not torn:
+                self.cut = self._stale(data)
+                self.cut.write_bytes(data)  # the whole file as it was, before the cut
+            self._write(lines)  # drop what is not trusted
         return entries
 
     def _keep(self, n: int) -> None:
-        """Rewrite the file with the header and the first ``n`` good entries."""
-        self._write(self.path.read_text().splitlines()[:n + 1])
+        """Rewrite the file with the header and the first ``n`` good entries (the whole file copied aside first)."""
+        data = self.path.read_bytes()
+        self.cut = self._stale(data)
+        self.cut.write_bytes(data)
+        self._write(data.decode(errors="replace").splitlines()[:n + 1])
 
     def _write(self, lines: list[str]) -> None:
         """Replace the file at once (a crash midway leaves the old one, never half of it)."""

@@ -129,11 +129,11 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
             continue
         if again.mismatches:
             for instance, pair, stored, now in again.mismatches[:10]:
-                print(f"verdicts: {instance} {pair}: stored {stored!r}, the verifier now says {now!r}", file=out)
-            failures.append(_plural(len(again.mismatches), "stored verdict") + " contradicted by the verifier")
-        note = f"; {again.unverifiable} runs not re-verified (instance file not found or changed)" \
-            if again.unverifiable else ""
-        print(f"verdicts: {again.boards} stored boards of {again.runs} runs verified again{note}", file=out)
+                print(f"verdicts: {instance} {pair}: stored {stored!r}, judged again {now!r}", file=out)
+            if len(again.mismatches) > 10:
+                print(f"verdicts: ... and {len(again.mismatches) - 10} more", file=out)
+            failures.append(_plural(len(again.mismatches), "stored result") + " contradicted when judged again")
+        print(f"verdicts: {again.sentence()}", file=out)
 
     # regressions
     if baseline is not None:

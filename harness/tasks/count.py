@@ -77,6 +77,7 @@ def execute_count(dep: Any, counter: str, by: str, time_limit_s: float | None = 
                   with_marginals: bool = False) -> CountOutcome:
     """Count in this process; failures come back as ``failure`` (never raised)."""
     from harness.counting.counters import Unsupported, get_counter
+    from harness.counting.reduce import cannot_fit
 
     t0 = time.perf_counter()
     out = CountOutcome()
@@ -90,6 +91,10 @@ def execute_count(dep: Any, counter: str, by: str, time_limit_s: float | None = 
         deadline = None if time_limit_s is None else time.monotonic() + time_limit_s
         t1 = time.perf_counter()
         out.build_s = t1 - t0
+        empty = cannot_fit(dep)
+        if empty:  # 0 at once: a million copies of a ship need no counter to say so
+            out.count, out.complete, out.detail = 0, True, {"method": "precheck", "precheck": empty}
+            return out
         answer = cls().count(dep, by, deadline)
         out.count_s = time.perf_counter() - t1
         out.count, out.complete, out.detail = answer.count, answer.complete, dict(answer.detail)
@@ -220,6 +225,54 @@ def judge_count(request: CountRequest, kind: str, outcome: CountOutcome | None, 
                        outcome.marginals_error if outcome is not None else "")
 
 
+def recount_stored(frame: Any, results: Path) -> Any:
+    """Every stored count judged again: its exact decimal (``detail.count``) against the ``count`` column, its
+    verdict and status (``verdict_of``, ``classify_count``) against the instance file's known count (read again
+    where the file is found, else the stored ``detail.expected``)."""
+    import json
+
+    from harness.counting.format import read_deployment
+    from harness.report.data import clean
+    from harness.report.reverify import Reverified, find_subject, roots_of
+
+    out = Reverified(what="counts judged again")
+    roots, cache = roots_of(results), {}
+    for rec in frame.to_dict("records"):
+        rec = {k: clean(v) for k, v in rec.items()}
+        where = (str(rec.get("instance")), str(rec.get("pair")))
+        if rec.get("answer") == "none" and rec.get("status") == "error" and not rec.get("detail"):
+            continue  # its file could not be read: nothing was counted
+        try:
+            detail = json.loads(rec.get("detail") or "{}")
+            text = detail.get("count")
+            count = None if text is None else int(text)
+            termination = Termination(str(rec.get("termination")))
+        except (TypeError, ValueError, AttributeError) as exc:
+            out.mismatches.append((*where, "a count", f"none readable: {exc}"))
+            continue
+        column = rec.get("count")
+        if count is not None and (column != count if count <= INT64_MAX else column is not None):
+            out.mismatches.append((*where, f"count column {column}", f"detail.count {count}"))
+            continue
+        dep = find_subject(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""), roots, cache,
+                           read_deployment)
+        stored_expected = detail.get("expected")
+        expected = expected_count(dep, str(rec.get("task"))) if dep is not None else (
+            int(stored_expected) if isinstance(stored_expected, str) and stored_expected.isdigit() else None)
+        if dep is None:
+            out.unverifiable += 1
+        out.runs += 1
+        out.boards += 1
+        complete = bool(rec.get("complete"))
+        again = {"status": str(classify_count(termination, count, complete, expected)),
+                 "verdict": verdict_of(count, complete, expected)}
+        for key, value in again.items():
+            if rec.get(key) != value:
+                out.mismatches.append((*where, f"{key} {rec.get(key)}", f"{key} {value} (its count judged again)"))
+                break
+    return out
+
+
 class CountTask(TaskType):
     """The count task (see the module docstring)."""
 
@@ -323,6 +376,9 @@ class CountSection(ReportSection):
 
     def agreement(self, frame: Any) -> str:
         return f"{len(frame)} counting runs: exact counts agree"
+
+    def recheck(self, frame: Any, results: Path) -> Any:
+        return recount_stored(frame, results)
 
     def tables(self, frame: Any) -> dict[str, Any]:
         from harness.report.counts import counts_table

@@ -205,6 +205,65 @@ def judge_play(request: PlayRequest, kind: str, outcome: PlayOutcome | None, err
                       outcome.play_s, outcome.versions, list(outcome.sequence), list(outcome.heats), hidden)
 
 
+def _sequence(text: Any) -> list[list[int]]:
+    """``"r,c,h;r,c,h"`` (a game's stored shots) as ``[[r, c, h], ...]``; ValueError if it is not that."""
+    if not text:
+        return []
+    return [[int(v) for v in shot.split(",")] for shot in str(text).split(";")]
+
+
+def replay_stored(frame: Any, results: Path) -> Any:
+    """Every stored game replayed against its hidden deployment, drawn again from its board file, seed and number:
+    the sequence (every shot on the board and new, every hit and miss as the deployment says, every ship cell hit
+    when it ended), the deployment it names, its shots and hits, its verdict and status (``classify_play`` of what
+    the replay finds) must be as stored.  Games whose board file is gone or changed are counted, not judged."""
+    import json
+
+    from harness.counting.format import read_deployment
+    from harness.play.sample import game_deployment
+    from harness.report.data import clean
+    from harness.report.reverify import Reverified, find_subject, roots_of
+
+    out = Reverified(what="games replayed")
+    roots, cache = roots_of(results), {}
+    for rec in frame.to_dict("records"):
+        rec = {k: clean(v) for k, v in rec.items()}
+        where = (str(rec.get("instance")), f"{rec.get('pair')} game {int(rec.get('repetition') or 1) - 1}")
+        board = find_subject(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""), roots, cache,
+                             read_deployment)
+        if board is None:
+            out.unverifiable += 1
+            continue
+        try:
+            detail = json.loads(rec.get("detail") or "{}")
+            sequence = _sequence(detail.get("sequence"))
+            hidden = game_deployment(sampler_for(board), int(rec.get("seed") or 0), int(rec["repetition"]) - 1)
+            termination = Termination(str(rec.get("termination")))
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            if rec.get("status") != "error":  # an unplayable board's error runs have no game to replay
+                out.mismatches.append((*where, "a game", f"none to replay: {exc}"))
+            continue
+        out.runs += 1
+        out.boards += 1
+        ship = sum(len(c) for c in hidden.values())
+        shots, hits = len(sequence), sum(1 for s in sequence if s[-1])
+        finished = termination is Termination.COMPLETED and hits == ship and not rec.get("error")
+        verdict = verify_game(board, hidden, sequence, finished)
+        named = detail.get("deployment")
+        if verdict == "ok" and named and named != deployment_id(hidden):
+            verdict = f"the game names deployment {named}, not game's {deployment_id(hidden)}"
+        status = str(classify_play(termination, finished, verdict))
+        said = {"verdict": rec.get("verdict"), "status": rec.get("status"), "shots": rec.get("shots"),
+                "detail shots": detail.get("shots"), "detail hits": detail.get("hits")}
+        again = {"verdict": verdict, "status": status, "shots": shots if finished else None,
+                 "detail shots": shots, "detail hits": hits}
+        for key, value in said.items():
+            if value != again[key] and (value is not None or key in ("status", "verdict", "shots")):
+                out.mismatches.append((*where, f"{key} {value}", f"{key} {again[key]} (its replay)"))
+                break
+    return out
+
+
 def load_board(path: Path, shown: str) -> Subject:
     """A board to play on: a deployment file without hints or clues, whose fleet fits (found here, once, rather
     than in every game); a bad one is kept as its error."""
@@ -345,7 +404,10 @@ class PlaySection(ReportSection):
         return check_play(frame)
 
     def agreement(self, frame: Any) -> str:
-        return f"{len(frame)} games: every replay agrees"
+        return f"{len(frame)} games: none contradicts another or the exact mean of random"
+
+    def recheck(self, frame: Any, results: Path) -> Any:
+        return replay_stored(frame, results)
 
     def tables(self, frame: Any) -> dict[str, Any]:
         from harness.report.play import paired_table, play_table

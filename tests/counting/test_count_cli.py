@@ -175,3 +175,23 @@ def test_a_count_against_the_files_known_count_makes_run_exit_1_and_check_fail(c
     assert code == 1, (out, err)
     code, out, _ = run(capsys, "check", tmp_path / "out")
     assert code == 1 and "wrong-count" in out and "count 264 is not the known 265" in out, out
+
+
+@pytest.mark.parametrize("sql, said", [
+    ("update runs set count = 265 where pair = 'dp/deployments'", "count column 265"),  # issue 32, finding 2
+    ("update runs set detail = json_set(detail, '$.count', '265') where pair = 'dp/deployments'",
+     "detail.count 265"),
+    ("update runs set verdict = 'none' where pair = 'dp/deployments'", "verdict none"),  # the file knows 264
+    ("update runs set status = 'unsat' where pair = 'dp/deployments'", "status unsat"),
+])
+def test_check_judges_every_stored_count_again(capsys, tmp_path, sql, said):
+    cfg = _campaign(tmp_path, ["dp"], [TINY / "t4x4_3_2.toml"])
+    assert run(capsys, "run", cfg)[0] == 0
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 0 and "verdicts: 1 counts judged again in 1 runs" in out, out
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        if "verdict = 'none'" in sql:  # a store claiming no count is known: its expected forged away too
+            db.execute("update runs set detail = json_set(detail, '$.expected', null)")
+        assert db.execute(sql).rowcount == 1
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 1 and "contradicted when judged again" in out and said in out, out

@@ -129,9 +129,40 @@ def test_a_question_off_the_recorded_path_drops_the_rest(tmp_path):
     j.record("x", None, 0.0)
     j.close()
     assert [json.loads(line).get("q") for line in path.read_text().splitlines()] == [None, "a", "x"]
+    (copy,) = tmp_path.glob("p.jsonl.*.stale")  # the file as it was before the cut: nothing recorded is lost
+    assert [json.loads(line).get("q") for line in copy.read_text().splitlines()] == [None, "a", "b", "c"]
+    copy.unlink()
     j = Journal(path, "k")
     j.finish()
     assert not path.exists() and not tmp_path.exists()  # the emptied directory goes too
+
+
+def test_a_line_that_is_not_utf8_keeps_the_answers_before_it_and_a_copy_of_the_file(tmp_path):
+    """Finding 13 of issue 32: one non-UTF-8 byte used to lose every recorded answer, silently."""
+    path = tmp_path / "p.jsonl"
+    j = Journal(path, "k")
+    for q in ("a", "b", "c", "d"):
+        j.record(q, None, 0.5)
+    j.close()
+    lines = path.read_bytes().split(b"\n")
+    lines[3] = lines[3].replace(b'"c"', b'"\xff"')  # the third answer's line is damaged
+    damaged = b"\n".join(lines)
+    path.write_bytes(damaged)
+    j = Journal(path, "k")
+    assert j.resumable == 2 and j.cut is not None and j.cut.read_bytes() == damaged
+    assert j.lookup("a") == (True, None) and j.lookup("b") == (True, None) and j.lookup("c") == (False, None)
+    j.close()
+
+
+def test_a_torn_last_line_is_dropped_without_a_copy(tmp_path):
+    path = tmp_path / "p.jsonl"
+    j = Journal(path, "k")
+    j.record("a", None, 0.5)
+    j.close()
+    path.write_bytes(path.read_bytes() + b'{"q":"b","a":')  # the process died mid-write
+    j = Journal(path, "k")
+    assert j.resumable == 1 and j.cut is None and not list(tmp_path.glob("*.stale"))
+    j.close()
 
 
 def test_generate_interrupted_then_rerun_resumes_and_cleans_up(tmp_path, capsys, monkeypatch):

@@ -143,3 +143,32 @@ def test_a_game_past_the_time_limit_is_a_timeout_and_fails_check(capsys, tmp_pat
     assert (status, termination, count) == ("timeout", "timeout", None), err
     code, out, _ = run(capsys, "check", tmp_path / "out")
     assert code == 1 and "game-unfinished" in out and "timeout" in out, out
+
+
+FORGERIES = [  # what the attack on the play store tried (issue 32, finding 1): each must fail check
+    ("shots cut", "update runs set shots = shots - 3 where repetition = 2", "shots"),
+    ("a miss flipped to a hit", "update runs set detail = json_set(detail, '$.sequence', "
+     "replace(json_extract(detail, '$.sequence'), ',0;', ',1;')) where repetition = 2", "announced as hit"),
+    ("the sequence truncated", "update runs set detail = json_set(detail, '$.sequence', substr("
+     "json_extract(detail, '$.sequence'), 1, instr(json_extract(detail, '$.sequence'), ';') - 1)) "
+     "where repetition = 2", "status"),
+    ("a shot duplicated", "update runs set detail = json_set(detail, '$.sequence', json_extract(detail, "
+     "'$.sequence') || ';' || substr(json_extract(detail, '$.sequence'), 1, instr(json_extract(detail, "
+     "'$.sequence'), ';') - 1)) where repetition = 2", "fired after every ship cell was hit"),
+    ("verdict wrong", "update runs set verdict = 'wrong' where repetition = 2", "verdict"),
+    ("a game copied from another deployment", "update runs set detail = (select detail from runs as o "
+     "where o.repetition = 3), shots = (select shots from runs as o where o.repetition = 3) "
+     "where repetition = 2", "game"),
+]
+
+
+@pytest.mark.parametrize("what, sql, said", FORGERIES, ids=[f[0] for f in FORGERIES])
+def test_check_replays_every_game_and_fails_on_a_forged_store(capsys, tmp_path, what, sql, said):
+    cfg = _config(tmp_path, ['{ backend = "density" }'], games=4)
+    assert run(capsys, "run", cfg)[0] == 0
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 0 and "verdicts: 4 games replayed in 4 runs" in out, out
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        assert db.execute(sql).rowcount == 1
+    code, out, _ = run(capsys, "check", tmp_path / "out")
+    assert code == 1 and "contradicted when judged again" in out and "game 1" in out and said in out, out

@@ -103,13 +103,14 @@ def test_a_stored_verdict_the_verifier_contradicts_fails(tmp_path):
     good = [run("i1", p, "sat", 1.0, instance_path=str(tmp_path / "inst" / "i1.toml"),
                 instance_hash=inst.content_hash(), boards=[BOARD_A]) for p in (A, B)]
     code, text = check(make_store(tmp_path / "ok", good))
-    assert code == 0 and "verdicts: 2 stored boards of 2 runs verified again" in text
+    assert code == 0 and "verdicts: 2 stored boards verified again in 2 runs" in text
     forged = [dict(good[0], boards='[["OO", "OO", "OO"]]'), good[1]]  # a board of all ships, stored as "ok"
     code, text = check(make_store(tmp_path / "forged", forged))
-    assert code == 1 and "the verifier now says" in text and "contradicted by the verifier" in text
+    assert code == 1 and f"verdicts: i1 {A}: stored 'ok', judged again '" in text \
+        and "contradicted when judged again" in text
     gone = [dict(r, instance_path="nowhere/i1.toml") for r in good]
     code, text = check(make_store(tmp_path / "gone", gone))
-    assert code == 0 and "2 runs not re-verified (instance file not found or changed)" in text
+    assert code == 0 and "2 runs not judged again (their file not found or changed)" in text
 
 
 def test_an_empty_or_unmatched_baseline_compares_nothing_and_fails(tmp_path):
@@ -123,3 +124,15 @@ def test_an_empty_or_unmatched_baseline_compares_nothing_and_fails(tmp_path):
     part = make_store(tmp_path / "part", clean()[:2], plan=clean())
     code, text = check(new, baseline=str(part))
     assert code == 0 and "2 of the baseline's 2 instance × pairs compared; the baseline is incomplete" in text
+
+
+def test_a_stored_status_its_answer_does_not_give_fails(tmp_path):
+    """Every solve run's status is derived again by classify() from its termination, boards and verdicts."""
+    runs = [run("i1", A, "timeout", 10.0), run("i1", B, "sat", 1.0)]
+    assert check(make_store(tmp_path / "ok", runs))[0] == 0
+    forged = [dict(runs[0], status="unsat"), runs[1]]  # a run killed at its limit, stored as a proof of no board
+    code, text = check(make_store(tmp_path / "forged", forged))
+    assert code == 1 and f"verdicts: i1 {A}: stored 'status unsat', judged again 'status timeout" in text, text
+    miscounted = [runs[0], dict(runs[1], count=2)]
+    code, text = check(make_store(tmp_path / "miscounted", miscounted))
+    assert code == 1 and "stored 'count 2', judged again '1 boards stored'" in text, text

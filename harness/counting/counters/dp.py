@@ -51,11 +51,14 @@ class DpCounter(Counter):
     def count(self, dep: Any, by: str = "deployments", deadline: float | None = None) -> CountAnswer:
         from harness.counting import rows
         from harness.counting.placements import layout
-        from harness.counting.reduce import without_sunk
+        from harness.counting.reduce import cannot_fit, without_sunk
 
         why = self.refuses(dep, by)
         if why:
             raise Unsupported(why)
+        empty = cannot_fit(dep)  # the programmes check a line's clue only at its cells: a line without any is here
+        if empty:
+            return CountAnswer(0, True, {"method": "precheck", "precheck": empty})
         dep, taken = without_sunk(dep)
         lay = layout(dep)
         detail: dict[str, Any] = {"placements": sum(len(t.placements) for t in lay.types), "cells": lay.n,
