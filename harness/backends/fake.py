@@ -8,7 +8,8 @@ CPU work first (for CPU-time measurements); ``limit`` searches until its time li
 suite's limit check); the other modes misbehave on purpose so
 that limits and crash handling can be tested: ``stubborn`` blocks SIGTERM
 (like a solver deep in C code) and answers late, ``spawn`` leaves a grandchild
-process behind (for the process-group kill).
+process behind (for the process-group kill), ``child-fails`` fails when the limit's
+SIGTERM ends its child process (as MiniZinc compiling under load did).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class FakeBackend(Backend):
     formulations: ClassVar[tuple[str, ...]] = ("placement", "cell")
     options: ClassVar[dict[str, Option]] = {
         "mode": Option("answer", str, ("answer", "sleep", "spin", "work", "child-spin", "crash", "raise", "exit",
-                                      "hog", "stubborn", "spawn", "segfault", "import", "limit")),
+                                      "hog", "stubborn", "spawn", "segfault", "import", "limit", "child-fails")),
         "seconds": Option(1.0, float, help="how long to sleep or spin"),
         "iterations": Option(1_000_000, int, help="mode work: a fixed amount of CPU work (loop iterations)"),
         "megabytes": Option(0, int, help="how much memory to allocate (mode hog)"),
@@ -80,6 +81,10 @@ class FakeBackend(Backend):
             return Answer(boards=[], exhausted=False, hit_limit=True, solver_reported_s=0.0, detail="fake:limit")
         elif mode == "raise":
             raise BackendError("fake backend raised on request")
+        elif mode == "child-fails":  # a solver process (MiniZinc compiling) that the limit's SIGTERM ends
+            child = subprocess.run(["sleep", str(self.opts["seconds"])])
+            if child.returncode != 0:
+                raise BackendError(f"the solver could not compile the model (it ended with {child.returncode})")
         elif mode == "crash":
             os.abort()
         elif mode == "segfault":

@@ -29,7 +29,7 @@ from typing import TextIO
 from harness.core.failures import group_failures, render_failures
 from harness.report.agreement import find_manifest, load_manifest, render_problems
 from harness.report.completeness import load_campaign
-from harness.report.regression import compare, improvements, matches, render_regressions, wall_fallbacks
+from harness.report.regression import compare, improvements, matches, render_regressions, timed, wall_fallbacks
 from harness.report.sections import all_problems, parts_of, unknown_note
 
 PASSED, FAILED = 0, 1
@@ -147,6 +147,14 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
             print(f"regression: {matched} of the baseline's {_plural(total, 'instance × pair')} compared"
                   + ("" if baseline.completeness.complete else
                      f"; the baseline is incomplete ({baseline.completeness.sentence() or 'no plan'})"), file=out)
+            n_timed = timed(old, df, floor_s=opts.floor_s, time=opts.time)
+            if n_timed:
+                print(f"regression: {n_timed} of them timed (decided alike, a median at or above the floor of "
+                      f"{opts.floor_s:g} s)", file=out)
+            else:
+                print(f"regression: no match has a {opts.time} time at or above the floor of {opts.floor_s:g} s: "
+                      "no slowdown could be judged (lower --floor, or time longer runs)", file=out)
+                failures.append("no time compared with the baseline")
         regressions = compare(old, df, ratio=opts.ratio, floor_s=opts.floor_s, time=opts.time)
         better = improvements(old, df, ratio=opts.ratio, floor_s=opts.floor_s, time=opts.time)
         if opts.time == "cpu":

@@ -148,6 +148,20 @@ def matches(old_df: pd.DataFrame, new_df: pd.DataFrame) -> tuple[int, int]:
     return sum(1 for key in old if key in new), len(old)
 
 
+def timed(old_df: pd.DataFrame, new_df: pd.DataFrame, floor_s: float = 0.1, time: str = "wall") -> int:
+    """How many matches a slowdown could be judged on: both sides decided alike, and a median time at or above
+    the noise floor on one side (under it on both, no slowdown is ever flagged)."""
+    old, new = _groups(old_df, time), _groups(new_df, time)
+    wall_old, wall_new = _groups(old_df, "wall"), _groups(new_df, "wall")
+    count = 0
+    for key, o, n in _matched(old, new):
+        if o.all_decided and n.all_decided and o.decided == n.decided:
+            a, b = _pick(time, o, n, wall_old[key], wall_new[key])
+            if a and b and (statistics.median(a) >= floor_s or statistics.median(b) >= floor_s):
+                count += 1
+    return count
+
+
 def wall_fallbacks(old_df: pd.DataFrame, new_df: pd.DataFrame) -> int:
     """How many matched (instance, pair, task, seed) are judged on wall time for want of cpu_s."""
     old, new = _groups(old_df, "cpu"), _groups(new_df, "cpu")
@@ -314,4 +328,4 @@ def render_regressions(regs: list[Regression]) -> str:
 
 
 __all__ = ["ALPHA", "MIN_REPS", "Regression", "REGRESSION_KINDS", "IMPROVEMENT_KINDS", "TIMES", "compare",
-           "improvements", "matches", "render_regressions", "wall_fallbacks"]
+           "improvements", "matches", "render_regressions", "timed", "wall_fallbacks"]

@@ -200,8 +200,13 @@ class WorkerProcess:
         wall = time.perf_counter() - start
         detail = f"killed at the wall-clock limit ({limit:g} s; grace {grace_s:g} s)"
         if late is not None:
-            said = (f"{len(late.boards)} board(s), exhausted={late.exhausted}" if hasattr(late, "boards")
-                    else type(late).__name__)
+            failure = getattr(late, "failure", "")
+            if failure:  # the run failed as it was stopped (a solver process the SIGTERM ended): say so
+                said = f"it failed as it was stopped: {getattr(late, 'error', '') or failure}".splitlines()[0]
+            elif hasattr(late, "boards"):
+                said = f"{len(late.boards)} board(s), exhausted={late.exhausted}"
+            else:
+                said = type(late).__name__
             detail += f"; a late answer came after {wall:.2f} s: {said}"
         return Execution("timeout", late, wall, _mb(peak_kb), self.pid, detail=detail, cpu_s=self._cpu_used())
 

@@ -199,7 +199,7 @@ def judge_count(request: CountRequest, kind: str, outcome: CountOutcome | None, 
     """Judge one execution (``kind``: ok, timeout, memout, crash, as the runner measured it)."""
     termination = termination_of(kind)
     count, complete, detail, times, versions = None, False, {}, {}, {}
-    if outcome is not None:
+    if outcome is not None and kind == "ok":
         if outcome.failure == "MemoryError":
             termination = Termination.MEMOUT
         elif outcome.failure.startswith(UNSUPPORTED):
@@ -210,6 +210,7 @@ def judge_count(request: CountRequest, kind: str, outcome: CountOutcome | None, 
         elif outcome.failure:
             termination = Termination.CRASH
             error = error or outcome.failure
+    if outcome is not None:
         if kind == "ok" or outcome.count is not None:
             count, complete = outcome.count, outcome.complete and kind == "ok"
         detail, versions = outcome.detail, outcome.versions
@@ -316,6 +317,8 @@ class CountTask(TaskType):
                                spec.limits.memory_mb, marginals)
         ex = pool.execute(request)
         result = judge_count(request, ex.kind, ex.outcome, ex.error, ex.wall_s, ex.cpu_s)
+        if ex.detail:  # what the runner saw: killed at the limit, a late answer, the worker's last words
+            result.detail = {**result.detail, "runner": ex.detail}
         if ex.outcome is not None and ex.outcome.marginals_s is not None:
             result.times["marginals_s"] = ex.outcome.marginals_s
         return Executed(self.record(spec, ex, result), result)

@@ -184,9 +184,9 @@ def judge_play(request: PlayRequest, kind: str, outcome: PlayOutcome | None, err
     if outcome is None:
         return PlayResult(classify_play(termination, False, "ok"), termination, False, None, "none",
                           error or "no answer from the worker", detail)
-    if outcome.failure == "MemoryError":
+    if kind == "ok" and outcome.failure == "MemoryError":
         termination = Termination.MEMOUT
-    elif outcome.failure and outcome.trace:
+    elif kind == "ok" and outcome.failure and outcome.trace:
         termination = Termination.CRASH
     # shots and hits are the sequence's, not the worker's word
     shots, hits = len(outcome.sequence), sum(1 for s in outcome.sequence if s[-1])
@@ -359,6 +359,8 @@ class PlayTask(TaskType):
         ex = pool.execute(request)
         result = judge_play(request, ex.kind, ex.outcome, ex.error)
         result.times = {"wall_s": ex.wall_s, "cpu_s": ex.cpu_s}
+        if ex.detail:  # what the runner saw: killed at the limit, a late answer, the worker's last words
+            result.detail = {**result.detail, "runner": ex.detail}
         return Executed(self.record(spec, ex, result), result)
 
     @staticmethod

@@ -174,3 +174,14 @@ def test_cpu_time_counts_the_children_of_the_worker():
 def test_cpu_time_includes_child_processes_reaped_or_not(pool, wait):
     ex, res = run(pool, request("child-spin", seconds=0.5, wait=wait))
     assert res.status is Status.SAT and 0.4 <= ex.cpu_s <= 0.5 + 0.3, ex.cpu_s
+
+
+def test_a_run_that_fails_as_the_limit_stops_it_is_a_timeout_that_says_so(pool):
+    """Finding 18 of issue 32: MiniZinc, compiling under load when the limit's SIGTERM ended it, was stored as
+    "could not compile the cell model"; the run was stopped at its limit, and its record must say that."""
+    req = request("child-fails", seconds=30, time_limit_s=1.0)
+    ex, res = run(pool, req)
+    assert ex.kind == "timeout" and str(res.status) == "timeout" and str(res.termination) == "timeout"
+    assert res.error == ""
+    assert res.detail.startswith("killed at the wall-clock limit (1 s")
+    assert "it failed as it was stopped: the solver could not compile the model" in res.detail
