@@ -112,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
             if args.marginals:
                 if res.marginals is not None:
                     out["marginals"] = _marginals(dep, res, args, quiet=args.json)
+                    if out["marginals"]["png"] is None:
+                        exit_code = 2  # the count stands and is printed; the picture could not be written
                 else:
                     out["marginals"] = None
                     error(f"{path}: no marginals: {res.marginals_error or f'the run ended first ({res.status})'}")
@@ -130,19 +132,20 @@ def _marginals(dep: Any, res: Any, args: argparse.Namespace, quiet: bool) -> dic
 
     m = res.marginals
     took = res.times.get("marginals_s")
-    png = Path(args.png_dir) / f"{dep.name}-marginals.png"
+    png: Path | None = Path(args.png_dir) / f"{dep.name}-marginals.png"
     try:
         png.parent.mkdir(parents=True, exist_ok=True)
         write_png(dep, m, png)
     except OSError as exc:
-        raise InputError(f"{png}: cannot write the picture: {exc.strerror or exc}") from None
+        error(f"{png}: cannot write the picture: {exc.strerror or exc}")
+        png = None
     if not quiet:
         print(f"{dep.name}: P(ship) per cell in % over {m.total:,} deployments (x hit, o miss, ## certain); "
-              f"{took or 0:.3f} s; picture {png}")
+              f"{took or 0:.3f} s; picture {png or 'not written'}")
         print(heat_map(dep, m))
         sys.stdout.flush()
     cells = sorted(m.occupied)
-    return {"total": m.total, "seconds": took, "png": str(png),
+    return {"total": m.total, "seconds": took, "png": str(png) if png else None,
             "cells": [[list(c), m.occupied[c]] for c in cells],
             "by_piece": {name: [[list(c), v] for c, v in sorted(d.items())] for name, d in m.by_piece.items()}}
 

@@ -186,17 +186,25 @@ def run(args: argparse.Namespace) -> int:
         for name in names:
             pair = PairSpec(name, args.rule, tuple(sorted(made[name][1].items())))
             shots, errors, wall, cpu = [], 0, 0.0, 0.0
-            for g in range(args.games):
-                res = task.execute(pool, make_spec(board, pair, spec_of_task, args.seed, g + 1, limits)).result
-                wall += res.times.get("wall_s") or 0.0
-                cpu += res.times.get("cpu_s") or 0.0
-                if res.finished and res.shots is not None:
-                    shots.append(res.shots)
-                else:
-                    errors += 1
-                    why = res.error or (res.verdict if res.verdict not in ("ok", "none") else str(res.status))
-                    print(f"battlebench: {name} game {g}: {res.status}: {why.splitlines()[0] if why else ''}",
-                          file=sys.stderr)
+            try:
+                for g in range(args.games):
+                    res = task.execute(pool, make_spec(board, pair, spec_of_task, args.seed, g + 1, limits)).result
+                    wall += res.times.get("wall_s") or 0.0
+                    cpu += res.times.get("cpu_s") or 0.0
+                    if res.finished and res.shots is not None:
+                        shots.append(res.shots)
+                    else:
+                        errors += 1
+                        why = res.error or (res.verdict if res.verdict not in ("ok", "none") else str(res.status))
+                        print(f"battlebench: {name} game {g}: {res.status}: {why.splitlines()[0] if why else ''}",
+                              file=sys.stderr)
+            except KeyboardInterrupt:  # keep what was played: the games that ended are summarised
+                summary = summarise(name, shots, wall, cpu, errors)
+                print(json.dumps({**summary, "interrupted": True}) if args.json else _line(summary), flush=True)
+                print(f"battlebench: interrupted: {name} played {len(shots) + errors} of {args.games} games "
+                      "(summarised above)" + (f"; {', '.join(names[names.index(name) + 1:])} not played"
+                                              if name != names[-1] else ""), file=sys.stderr)
+                return 130
             summary = summarise(name, shots, wall, cpu, errors)
             bad += errors
             print(json.dumps(summary) if args.json else _line(summary), flush=True)

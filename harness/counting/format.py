@@ -279,10 +279,12 @@ def from_puzzle(inst: Any) -> Deployment:
 
 def read_deployment(path: str | Path) -> Deployment:
     """A deployment file, or any puzzle file read as a deployment (InstanceFormatError on bad input)."""
+    from harness.core.files import read_text
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text(path)
+    except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InstanceFormatError(f"cannot read: {reason}", file=str(path)) from None
     if path.suffix.lower() == ".toml" and is_deployment_text(text):

@@ -161,6 +161,10 @@ def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) 
     except GenerationError as exc:  # reported; the other seeds go on
         return SeedResult(seed, task.name, "failed", str(exc) + (kept if journal.exists() else ""),
                           seconds=time.perf_counter() - t0)
+    except OSError as exc:  # a full disk, a journal or puzzle that cannot be written: this seed fails, in a line
+        where = exc.filename or path
+        return SeedResult(seed, task.name, "failed", f"seed {seed}: cannot write {where}: {exc.strerror or exc}"
+                          + (kept if journal.exists() else ""), seconds=time.perf_counter() - t0)
     except KeyboardInterrupt:
         gc.collect()  # the solvers the traceback held are freed here, not during interpreter shutdown
         tail = kept + ": the same command resumes from them" if journal.exists() else ""

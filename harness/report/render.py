@@ -569,9 +569,18 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     }
 
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"{out}: cannot write the report there: {exc.strerror or exc}") from None
+        return _write(out, tables, extra_tables, figures, df, meta, results_dir, generated, shift_s, completeness,
+                      headline, skipped, sections, own, problems, notes)
+    except OSError as exc:  # a full disk, a file in the way: one line, nothing half-said
+        where = exc.filename or out
+        raise InputError(f"{where}: cannot write the report: {exc.strerror or exc}") from None
+
+
+def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.DataFrame, meta: dict,
+           results_dir: Path, generated: str, shift_s: float, completeness: Completeness, headline: str,
+           skipped: dict, sections: dict, own: list, problems: list, notes: list[str]) -> dict[str, Path]:
+    """Write the report's files into ``out`` (:func:`write_report`)."""
+    out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     csvs = []
     for name, table in {**tables, **extra_tables}.items():

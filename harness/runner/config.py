@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from harness.core.files import read_text
 from harness.core.tables import get as _get
 from harness.core.tables import is_int as _is_int
 from harness.core.tables import positive_int as _positive_int
@@ -113,8 +114,8 @@ def load_config(path: str | Path, *, require_instances: bool = True) -> Config:
     """Read and validate a config file; every problem is a ConfigError."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text(path)
+    except (OSError, ValueError) as exc:
         raise ConfigError(path, "", f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         data = tomllib.loads(text)

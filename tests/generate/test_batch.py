@@ -185,3 +185,20 @@ def test_sigterm_starts_none_of_the_seeds_queued_behind_the_ones_in_flight(tmp_p
     assert "not started" not in err and "Traceback" not in err
     assert sorted(p.name for p in (out / PARTIAL_DIR).iterdir()) == sorted(j.name for j in in_flight)
     assert not list(out.glob("*.toml"))
+
+
+def test_a_journal_that_cannot_be_written_fails_its_seed_in_one_line(tmp_path, capsys, monkeypatch):
+    """Finding 8 of issue 32: a full disk under the journal ended ``generate`` in a traceback."""
+    import errno
+
+    from harness.generate.journal import Journal
+
+    def full(self, qid, answer, seconds):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self.path))
+
+    monkeypatch.setattr(Journal, "record", full)
+    code = main(["generate", "--rows", "8", "--cols", "8", "--hints", "minimal", "--seed", "5", "--certify",
+                 "sat/placement", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out + err
+    assert "seed 5: cannot write" in out + err and "No space left on device" in out + err

@@ -87,6 +87,17 @@ class Sleepy(RandomStrategy):
         return super().shot(position)
 
 
+class Marker(RandomStrategy):
+    \"\"\"Random, writing a line to a file at every game's start (so a test knows games are being played).\"\"\"
+    name = "marker"
+    options = {"marker": Option("", str)}
+
+    def start(self, board, rule, rng):
+        super().start(board, rule, rng)
+        with open(self.opts["marker"], "a") as fh:
+            fh.write("game\\n")
+
+
 class Hog(RandomStrategy):
     name = "hog"
 
@@ -168,3 +179,26 @@ def test_a_board_where_the_fleet_cannot_fit_is_one_line(capsys, tmp_path):
     board.write_text('[meta]\nname = "cramped"\n[grid]\nrows = 3\ncols = 3\n[pieces]\nCarrier = 5\n')
     code, out, err = run(capsys, "play", "--board", board)
     assert code == 2 and "cramped.toml" in err and len(err.strip().splitlines()) == 1 and out == ""
+
+
+def test_ctrl_c_keeps_the_games_played(plugins):
+    """Finding 14 of issue 32: Ctrl-C on a long ``play`` exited 130 and kept none of its games."""
+    import signal
+    import time
+
+    marker = plugins / "games.txt"
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "play", "--strategy", "bb_strategies:Marker", "-o",
+                             f"marker={marker}", "--games", "1000000", "--board", SMALL, "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if marker.exists() and marker.read_text().count("game") >= 5:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole group
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    row = json.loads(out)
+    assert row["interrupted"] and row["games"] >= 4 and row["completed"] == row["games"], row
+    assert "interrupted: bb_strategies:Marker played" in err and "Traceback" not in err

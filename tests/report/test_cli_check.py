@@ -87,3 +87,23 @@ def test_check_into_a_closed_pipe_ends_quietly(tmp_path):
     proc = subprocess.run(f"{sys.executable} -m harness.cli check {tmp_path / 'r'} | head -1", shell=True,
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.stdout.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_full_disk_under_the_report_is_one_line(tmp_path, capsys, monkeypatch):
+    """Finding 8 of issue 32: ``report --out`` on a full file system ended in a traceback."""
+    import errno
+    from pathlib import Path
+
+    make_store(tmp_path / "r", clean_runs())
+    real = Path.write_bytes
+
+    def full(self, data):
+        if self.suffix == ".png":
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "r"), "--out", str(tmp_path / "rep")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot write the report: No space left on device" in err[0] and ".png" in err[0]

@@ -40,9 +40,11 @@ def _module(fmt: str) -> ModuleType:
 
 
 def _read_text(path: Path) -> str:
+    from harness.core.files import read_text
+
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        return read_text(path)
+    except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InstanceFormatError(f"cannot read: {reason}", file=str(path)) from None
 
