@@ -202,7 +202,7 @@ def judge(
         return result
     result.times, result.model, result.versions = outcome.times, outcome.model, outcome.versions
     result.solver_reported_s = outcome.solver_reported_s
-    if termination not in (Termination.TIMEOUT, Termination.MEMOUT):  # a late answer's error is not the run's
+    if termination is not Termination.TIMEOUT:  # a late answer's error is not the run's
         result.error = result.error or outcome.error
     result.detail = "\n".join(d for d in (detail, outcome.detail) if d)
     if termination is None:

@@ -6,6 +6,8 @@ code they test; these are the inputs an attacker tried.
 
 from __future__ import annotations
 
+import os
+import sys
 import json
 import textwrap
 
@@ -121,3 +123,84 @@ def test_7_play_input_is_one_line(capsys, tmp_path):
                           (["--strip", tmp_path / "s.jpg"], "must end in .png")):
         code, out, err = run(capsys, "play", *argv)
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and out == "", (argv, err)
+
+
+@pytest.mark.parametrize("counter", ["dp", "frontier", "brute", "cluster"])
+def test_16_a_counter_past_its_limit_is_stopped_a_second_after_sigterm_not_at_the_grace(capsys, tmp_path, counter):
+    """dp, frontier, brute and cluster ignored SIGTERM and ran on until limit + grace; now the worker ends a run
+    that has not answered a second after SIGTERM (a grace of 60 s here: it is not waited for)."""
+    body = ("[grid]\nrows = 15\ncols = 15\n[rules]\ntouching = false\n[pieces]\nCarrier = 5\nBattleship = 4\n"
+            "Submarine = 3\nCruiser = 3\nDestroyer = 2\n")
+    if counter == "cluster":  # the cluster expansion is slow on a cold table cache for pieces apart: a fresh one
+        (tmp_path / "cache").mkdir()
+        os.environ["BATTLEBENCH_CACHE"], old = str(tmp_path / "cache"), os.environ.get("BATTLEBENCH_CACHE")
+    try:
+        code, out, err = run(capsys, "count", _deployment(tmp_path, "apart", body), "--counter", counter,
+                             "--time-limit", "2", "--grace", "60", "--json")
+    finally:
+        if counter == "cluster":
+            os.environ["BATTLEBENCH_CACHE"] = old or ""
+    row = json.loads(out)
+    if row["status"] == "sat":  # the table was cached after all: an exact count is no failure to stop
+        return
+    assert code == 1 and row["status"] == "timeout", row
+    assert "no answer within a second of SIGTERM, the worker ended the run" in row["detail"]["runner"], row
+
+
+def test_15_the_first_count_does_not_pay_for_compilation_the_warm_up_does(tmp_path):
+    """With a cold numba cache the first dp count paid the compilation inside its time limit (74 s, a timeout
+    at 30 s).  Now the new worker's warm-up compiles, outside the run's limit, and the record says what it took."""
+    import subprocess
+    import sys
+
+    board = ROOT / "instances" / "deployments" / "tiny" / "t5x5_notouch.toml"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "count", str(board), "--json"], capture_output=True,
+                          text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    times = json.loads(proc.stdout)["times"]
+    assert times["warmup_s"] > times["count_s"]  # compiled in the warm-up, not in the count
+
+
+SLOW_PLUGIN = '''
+import time
+
+from harness.backends import Answer, Backend, ModelSize
+
+
+class SlowToBuild(Backend):
+    """Sleeps 2 s in every build: its warm-up (a tiny solve per formulation) too."""
+    name = "slow-to-build"
+    formulations = ("placement",)
+
+    @classmethod
+    def versions(cls):
+        return {"slow-to-build": "1"}
+
+    def build(self):
+        time.sleep(2.0)
+        return ModelSize(0, 0)
+
+    def enumerate(self, limit, time_limit_s):
+        return Answer(exhausted=True)
+'''
+
+
+def test_3_a_plugins_warm_up_is_accounted_in_the_store(capsys, tmp_path, monkeypatch):
+    """A sleeping plugin's campaign took 628 s while its store recorded 6 s a run: the warm-ups of the workers
+    that replaced killed ones were nowhere.  Each run's record now says what its worker's warm-up took."""
+    import sqlite3
+
+    (tmp_path / "bb_slow.py").write_text(SLOW_PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), str(ROOT)]))
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'name = "slow"\ninstances = ["{ROOT / "instances" / "smoke" / "tiny_4x4.toml"}", '
+                   f'"{ROOT / "instances" / "smoke" / "nonsquare_4x6.toml"}"]\noutput = "{tmp_path / "out"}"\n'
+                   '[limits]\ntime_s = 1\ngrace_s = 0\nmemory_mb = 1024\n[[pairs]]\nbackend = "bb_slow:SlowToBuild"\n')
+    code, _, err = run(capsys, "run", cfg, "--progress", "plain")
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        rows = db.execute("select status, warmup_s from runs").fetchall()
+    assert [status for status, _ in rows] == ["timeout", "timeout"], err
+    assert all(warm is not None and warm >= 2.0 for _, warm in rows)  # each run's new worker warmed (and slept)
+    sys.modules.pop("bb_slow", None)

@@ -56,6 +56,8 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "solver_reported_s": ("REAL", "what the solver says it used"),
     "overshoot_s": ("REAL", "wall_s beyond time_limit_s (0 when within)"),
     "peak_rss_mb": ("REAL", "peak resident memory of the worker during the run"),
+    "warmup_s": ("REAL", "seconds the run's new worker spent warming up just before it (imports, compilation, a "
+                         "first tiny run: not in wall_s, under the memory limit); null when the worker was warm"),
     "variables": ("INTEGER", "variables of the native model"),
     "constraints": ("INTEGER", "constraints of the native model"),
     "placements": ("INTEGER", "placements"),
@@ -146,7 +148,7 @@ STATUS_VALUES = ("sat", "unsat", "timeout", "memout", "error", "wrong", "refused
 ANSWER_VALUES = ("sat", "unsat", "unknown", "none")
 TERMINATION_VALUES = ("completed", "solver-limit", "timeout", "memout", "crash", "refused")
 _NON_NEGATIVE = ("build_s", "solve_s", "wall_s", "cpu_s", "solver_reported_s", "overshoot_s", "peak_rss_mb",
-                 "count", "shots", "variables", "constraints", "placements", "repetition", "seed")
+                 "warmup_s", "count", "shots", "variables", "constraints", "placements", "repetition", "seed")
 
 
 def check_values(record: dict[str, Any]) -> None:

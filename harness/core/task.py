@@ -239,7 +239,8 @@ def base_record(spec: RunSpec, execution: Any = None) -> dict[str, Any]:
         started, ended = times_of(execution.wall_s)
         rec.update(started_at=started, ended_at=ended, wall_s=execution.wall_s, cpu_s=execution.cpu_s,
                    overshoot_s=max(execution.wall_s - limit, 0.0) if limit is not None else 0.0,
-                   peak_rss_mb=execution.peak_rss_mb, worker_pid=execution.pid)
+                   peak_rss_mb=execution.peak_rss_mb, worker_pid=execution.pid,
+                   warmup_s=getattr(execution, "warmup_s", None))
     return rec
 
 

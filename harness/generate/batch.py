@@ -183,7 +183,11 @@ def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) 
 # --------------------------------------------------------------------------- executors
 def _pool_worker_init() -> None:
     """A pool worker: SIGTERM interrupts the seed in hand (journal kept) and is ignored by an idle
-    worker; Ctrl-C is left to the parent, which forwards it as SIGTERM."""
+    worker; Ctrl-C is left to the parent, which forwards it as SIGTERM; it dies with the parent (a
+    ``kill -9`` of ``generate`` leaves no worker writing journals; its certifier's workers follow it)."""
+    from harness.runner.worker import die_with_parent
+
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def stop(signum: int, frame: Any) -> None:

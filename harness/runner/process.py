@@ -33,7 +33,9 @@ from harness.core.task import Request, termination_of
 from harness.runner.worker import TICK_S, read_frame, status_kb, tree_cpu_s, write_frame
 
 DEFAULT_GRACE_S = 5.0
-WARM_S = 300.0  # a new worker's warm-up (imports, a first tiny run): not timed as any run's
+WARM_S = 300.0
+"""The limit of a new worker's warm-up (imports, compilation, a first tiny run): outside the runs' time limits,
+under their memory limit; what it took is recorded with the run that follows it (``warmup_s``)."""
 SAMPLE_S = 0.05  # how often the runner samples a busy worker's memory
 _MEMOUT_HINTS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 
@@ -59,6 +61,7 @@ class Execution:
     error: str = ""
     detail: str = ""
     cpu_s: float | None = None
+    warmup_s: float | None = None  # the worker's warm-up just before this run (not in wall_s); None: warm already
 
     @property
     def termination(self) -> Termination:
@@ -71,12 +74,19 @@ class WorkerProcess:
 
     def __init__(self) -> None:
         self.log = tempfile.TemporaryFile()
-        env = dict(os.environ, MALLOC_ARENA_MAX="2", PYTHONFAULTHANDLER="1")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "harness.runner.worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-            start_new_session=True, env=env, close_fds=True,
-        )
+        # the guard pipe: only this process holds its write end; when this process ends, however it ends, the
+        # worker's guard (a child in the worker's process group) reads EOF and kills the group (worker.py)
+        guard_read, self._guard = os.pipe()
+        os.set_inheritable(self._guard, False)
+        env = dict(os.environ, MALLOC_ARENA_MAX="2", PYTHONFAULTHANDLER="1", BATTLEBENCH_GUARD_FD=str(guard_read))
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "harness.runner.worker"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                start_new_session=True, env=env, close_fds=True, pass_fds=(guard_read,),
+            )
+        finally:
+            os.close(guard_read)
         self.pid = self.proc.pid
         self._cpu0: float | None = None  # the process tree's CPU seconds when the request was sent
         self._cpu_last: float | None = None  # ... and when last read
@@ -182,6 +192,7 @@ class WorkerProcess:
         self._sample_cpu()
         self.signal(signal.SIGTERM)
         late = None
+        ended = False  # the worker ended the run itself (its reply stream closed)
         end = time.perf_counter() + grace_s
         fd = self.proc.stdout.fileno()
         while time.perf_counter() < end and self.alive:
@@ -190,15 +201,20 @@ class WorkerProcess:
                 try:
                     kind, payload = read_frame(self.proc.stdout)
                 except (EOFError, OSError, ValueError):
+                    ended = True
                     break
                 if kind == "ok":
                     late = payload
                 break
             self._sample_cpu()
         self._sample_cpu()
+        ended_itself = late is None and (ended or not self.alive)  # the worker ended the run after SIGTERM
         self.kill()
         wall = time.perf_counter() - start
         detail = f"killed at the wall-clock limit ({limit:g} s; grace {grace_s:g} s)"
+        if ended_itself:
+            detail = (f"stopped at the wall-clock limit ({limit:g} s): no answer within a second of SIGTERM, the "
+                      "worker ended the run")
         if late is not None:
             failure = getattr(late, "failure", "")
             if failure:  # the run failed as it was stopped (a solver process the SIGTERM ended): say so
@@ -217,7 +233,7 @@ class WorkerProcess:
             pass
 
     def kill(self) -> None:
-        """SIGKILL the whole process group and reap the worker."""
+        """SIGKILL the whole process group (the worker, its solver processes, its guard) and reap the worker."""
         self.signal(signal.SIGKILL)
         try:
             self.proc.wait(5)
@@ -228,6 +244,12 @@ class WorkerProcess:
                 stream.close()
             except OSError:
                 pass
+        if self._guard is not None:
+            try:
+                os.close(self._guard)
+            except OSError:
+                pass
+            self._guard = None
 
     def close(self) -> None:
         """Ask the worker to exit; kill it if it does not."""
@@ -265,6 +287,7 @@ class WorkerPool:
         self.grace_s = grace_s
         self.warm = warm
         self._workers: dict[str, WorkerProcess] = {}
+        self._warmed: dict[str, float] = {}  # key -> seconds its new worker's warm-up took, until a run takes it
         self._lock = threading.Lock()  # close() may come from another thread (Ctrl-C)
         self._closed = False
 
@@ -273,6 +296,7 @@ class WorkerPool:
         key = request.key()
         worker = self._worker(key, request)
         ex = worker.call("run", (request,), request.time_limit_s, self.grace_s, request.memory_mb)
+        ex.warmup_s = self._warmed.pop(key, None)
         if ex.kind != "ok" or not self.warm:  # killed, died or possibly damaged: replace it
             self._workers.pop(key, None)
             worker.close()
@@ -281,7 +305,9 @@ class WorkerPool:
     def checkout(self, request: Request) -> tuple[str, WorkerProcess]:
         """(key, worker) of a request, for a caller that drives the worker itself (a race)."""
         key = request.key()
-        return key, self._worker(key, request)
+        worker = self._worker(key, request)
+        self._warmed.pop(key, None)  # a race records no warm-up: its legs' workers are warmed before it starts
+        return key, worker
 
     def checkin(self, key: str, worker: WorkerProcess, ok: bool) -> None:
         """Give a checked-out worker back: kept warm when its run ended ``ok``, else replaced."""
@@ -309,6 +335,7 @@ class WorkerPool:
             worker = self._workers[key] = WorkerProcess()
         if self.warm and request is not None:
             ex = worker.call("warm", (request,), WARM_S, self.grace_s, request.memory_mb)
+            self._warmed[key] = ex.wall_s
             if ex.kind != "ok":  # the run itself will meet and report the problem
                 worker.close()
                 with self._lock:

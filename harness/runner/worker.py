@@ -11,22 +11,28 @@ libraries' own prints go to stderr (the worker's log).  Per run it sets a soft
 ``RLIMIT_AS`` (the memory limit), resets the peak-RSS counter and reports the peak
 afterwards, and reports the CPU time the run used (``getrusage`` of itself and its
 reaped children; the runner measures the same from /proc, :func:`tree_cpu_s`, for a
-run it kills).  SIGTERM (the runner's "time is up") does not interrupt the run: whatever
-answer the worker sends during the grace period is recorded as a late answer, and the
-runner SIGKILLs the process group when the grace is over.  (Raising at the signal
-would throw away the answer of a solver that stops on its own limit a few
-milliseconds after the runner's.)  The worker dies with its parent (PR_SET_PDEATHSIG).
+run it kills).  SIGTERM (the runner's "time is up") does not interrupt the run at once:
+an answer the worker sends within :data:`HONOUR_S` (a second) is recorded as a late
+answer -- a solver that stops on its own limit a few milliseconds after the runner's
+keeps its answer as detail -- and a run still going then ends the worker: a watcher
+thread, woken by the signal itself (``signal.set_wakeup_fd``, written in C even while
+the run is in C code), arms :func:`faulthandler.dump_traceback_later`, whose C thread
+writes every thread's traceback to the log and exits.  Code that holds the GIL that
+whole second (a C extension that never releases it) is SIGKILLed by the runner when
+its grace is over.  The worker dies with its parent (PR_SET_PDEATHSIG).
 """
 
 from __future__ import annotations
 
 import ctypes
+import faulthandler
 import os
 import pickle
 import resource
 import signal
 import struct
 import sys
+import threading
 from typing import Any, BinaryIO
 
 _HEADER = struct.Struct("<Q")
@@ -61,20 +67,67 @@ def status_kb(pid: int | str, field: str) -> int | None:
     return None
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
+    """PR_SET_PDEATHSIG: SIGKILL this process when its parent ends (Linux; elsewhere nothing)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # not Linux: the closed stdin still ends the worker
         pass
+    if os.getppid() == 1:  # the parent died before the death signal was set
+        os._exit(1)
+
+
+def _guard() -> None:
+    """Start the guard: a shell in this process group that waits on the runner's guard pipe and, at its end
+    (the runner ended, however: kill -9 too), kills the whole group -- this worker and every solver process it
+    started (MiniZinc, fzn-gecode, a plugin's children), which the parent-death signal alone would leave."""
+    fd = os.environ.pop("BATTLEBENCH_GUARD_FD", None)
+    if fd is None:
+        return
+    import subprocess
+
+    try:
+        subprocess.Popen(["sh", "-c", f"read _ignored; kill -9 -{os.getpgrp()}"], stdin=int(fd),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)
+    except OSError:  # no shell: the parent-death signal still ends this worker
+        pass
+    finally:
+        os.close(int(fd))
 
 
 TERMINATED = False
+HONOUR_S = 1.0
+"""How long after SIGTERM a run may still answer before the worker ends itself."""
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
     global TERMINATED
-    TERMINATED = True  # the answer in progress is late; the runner kills us after the grace
+    TERMINATED = True  # the answer in progress is late; the worker ends within HONOUR_S
+
+
+def _watch(fd: int) -> None:
+    """The watcher thread: at SIGTERM (a byte on the wakeup pipe), the worker has HONOUR_S to answer."""
+    global TERMINATED
+    while True:
+        try:
+            data = os.read(fd, 64)
+        except OSError:
+            return
+        if not data:
+            return
+        if signal.SIGTERM in data:
+            TERMINATED = True
+            faulthandler.dump_traceback_later(HONOUR_S, exit=True)
+            return
+
+
+def _honour_sigterm() -> None:
+    """Wake the watcher at every SIGTERM, whatever the main thread is doing (the C signal handler writes)."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    threading.Thread(target=_watch, args=(read_end,), name="battlebench-sigterm", daemon=True).start()
 
 
 def rusage_cpu_s() -> float:
@@ -182,9 +235,11 @@ HANDLERS = {"run": _run, "warm": _warm, "pid": lambda: os.getpid()}
 
 
 def main() -> None:
-    _die_with_parent()
+    die_with_parent()
+    _guard()
     signal.signal(signal.SIGTERM, _on_sigterm)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
+    _honour_sigterm()
     requests = sys.stdin.buffer
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # solver prints go to the log, never into the reply stream
@@ -202,6 +257,8 @@ def main() -> None:
             reply = ("memout", "MemoryError outside the run")
         except BaseException as exc:  # noqa: BLE001 - everything goes back to the runner
             reply = ("err", f"{type(exc).__name__}: {exc}")
+        if TERMINATED:
+            faulthandler.cancel_dump_traceback_later()  # it answered in time: the answer goes out
         try:
             write_frame(replies, reply)
         except BrokenPipeError:

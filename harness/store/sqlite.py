@@ -49,8 +49,8 @@ SCHEMA_VERSION = 3
 ADDED_IN_2 = ("cpu_s",)
 """Run columns that version-1 stores lack (read as null)."""
 
-ADDED_IN_3 = ("shots",)
-"""Run columns that version-2 stores lack: a game's shots, which those kept in ``count``."""
+ADDED_IN_3 = ("shots", "warmup_s")
+"""Run columns that version-2 stores lack: a game's shots (which those kept in ``count``), the worker's warm-up."""
 
 _V2_SHOTS = "CASE WHEN task = 'play' THEN count END"  # version <= 2: the play task's shots were its count
 _V2_COUNT = "CASE WHEN task = 'play' THEN NULL ELSE count END"

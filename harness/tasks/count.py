@@ -55,15 +55,40 @@ class CountRequest(Request):
     time_limit_s: float | None = None
     memory_mb: int | None = None
     marginals: bool = False  # also the exact marginals of every cell (the dp's), within the same limits
+    trust_refuses: bool = True  # refuse what the counter's refuses() declines without calling count() (conform
+    # sets False, to see whether count() does what refuses() says)
 
     def key(self) -> str:
         return f"count:{self.backend}"
 
     def execute(self) -> CountOutcome:
-        return execute_count(self.instance, self.backend, self.formulation, self.time_limit_s, self.marginals)
+        return execute_count(self.instance, self.backend, self.formulation, self.time_limit_s, self.marginals,
+                             self.trust_refuses)
 
     def warm(self) -> dict[str, str]:
+        """Import the counter and count tiny instances with it: compilation (numba) is paid here, outside the
+        runs' time limits, not by the first run (its record keeps what this took, ``warmup_s``)."""
+        from harness.counting.counters import get_counter
+
+        cls = get_counter(self.backend)
+        for dep in _warm_cases():
+            for by in cls.by:
+                if cls.refuses(dep, by) is None:
+                    try:
+                        cls().count(dep, by, None)
+                    except Exception:  # noqa: BLE001 - the run meets and reports the problem
+                        pass
         return versions_of(self.backend)
+
+
+def _warm_cases() -> list[Any]:
+    """Two tiny instances that take every compiled programme's path: ships that touch, ships apart with a clue."""
+    from harness.counting.format import parse_deployment
+
+    texts = ('[meta]\nname = "warm"\n[grid]\nrows = 3\ncols = 3\n[pieces]\nA = 2\nB = 1\n',
+             '[meta]\nname = "warm"\n[grid]\nrows = 3\ncols = 3\n[rules]\ntouching = false\n[pieces]\nA = 2\n'
+             'B = 1\n[clues]\nrows = [2, "?", "?"]\n')
+    return [parse_deployment(text, file="<warm-up>") for text in texts]
 
 
 def versions_of(counter: str) -> dict[str, str]:
@@ -74,7 +99,7 @@ def versions_of(counter: str) -> dict[str, str]:
 
 
 def execute_count(dep: Any, counter: str, by: str, time_limit_s: float | None = None,
-                  with_marginals: bool = False) -> CountOutcome:
+                  with_marginals: bool = False, trust_refuses: bool = True) -> CountOutcome:
     """Count in this process; failures come back as ``failure`` (never raised)."""
     from harness.counting.counters import Unsupported, get_counter
     from harness.counting.reduce import cannot_fit
@@ -91,7 +116,10 @@ def execute_count(dep: Any, counter: str, by: str, time_limit_s: float | None = 
         deadline = None if time_limit_s is None else time.monotonic() + time_limit_s
         t1 = time.perf_counter()
         out.build_s = t1 - t0
-        empty = cannot_fit(dep)
+        declined = cls.refuses(dep, by) if trust_refuses else None
+        if declined:  # what the counter says it does not take is refused before anything is counted
+            raise Unsupported(declined)
+        empty = cannot_fit(dep) if trust_refuses else None
         if empty:  # 0 at once: a million copies of a ship need no counter to say so
             out.count, out.complete, out.detail = 0, True, {"method": "precheck", "precheck": empty}
             return out
@@ -310,15 +338,17 @@ class CountTask(TaskType):
 
         return read_subject(path, read_deployment, shown)
 
-    def execute(self, pool: Any, spec: RunSpec, marginals: bool = False) -> Executed:
+    def execute(self, pool: Any, spec: RunSpec, marginals: bool = False, trust_refuses: bool = True) -> Executed:
         if spec.instance is None:
             return Executed(error_record(spec, spec.load_error))
         request = CountRequest(spec.instance, spec.pair.backend, spec.task.label, spec.limits.time_s,
-                               spec.limits.memory_mb, marginals)
+                               spec.limits.memory_mb, marginals, trust_refuses)
         ex = pool.execute(request)
         result = judge_count(request, ex.kind, ex.outcome, ex.error, ex.wall_s, ex.cpu_s)
         if ex.detail:  # what the runner saw: killed at the limit, a late answer, the worker's last words
             result.detail = {**result.detail, "runner": ex.detail}
+        if ex.warmup_s is not None:
+            result.times["warmup_s"] = ex.warmup_s
         if ex.outcome is not None and ex.outcome.marginals_s is not None:
             result.times["marginals_s"] = ex.outcome.marginals_s
         return Executed(self.record(spec, ex, result), result)

@@ -56,8 +56,17 @@ class PlayRequest(Request):
         return execute_play(self)
 
     def warm(self) -> dict[str, str]:
+        """Import the strategy and play one game on a tiny board with it: compilation (the posterior's dp) is paid
+        here, outside the games' time limits (the next game's record keeps what this took, ``warmup_s``)."""
+        from harness.counting.format import parse_deployment
         from harness.play.strategies import get_strategy
 
+        tiny = parse_deployment('[meta]\nname = "warm"\n[grid]\nrows = 3\ncols = 3\n[pieces]\nA = 2\nB = 1\n',
+                                file="<warm-up>")
+        try:
+            execute_play(PlayRequest(tiny, self.strategy, self.options, self.rule, 0, 0))
+        except Exception:  # noqa: BLE001 - the game meets and reports the problem
+            pass
         return versions_of(get_strategy(self.strategy))
 
 
@@ -358,7 +367,7 @@ class PlayTask(TaskType):
                               spec.limits.memory_mb, heat)
         ex = pool.execute(request)
         result = judge_play(request, ex.kind, ex.outcome, ex.error)
-        result.times = {"wall_s": ex.wall_s, "cpu_s": ex.cpu_s}
+        result.times = {"wall_s": ex.wall_s, "cpu_s": ex.cpu_s, "warmup_s": ex.warmup_s}
         if ex.detail:  # what the runner saw: killed at the limit, a late answer, the worker's last words
             result.detail = {**result.detail, "runner": ex.detail}
         return Executed(self.record(spec, ex, result), result)

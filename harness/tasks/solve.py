@@ -109,6 +109,8 @@ def judge_execution(request: RunRequest, execution: Any) -> SolveResult:
     result.times.setdefault("total_s", execution.wall_s)
     result.times["wall_s"] = execution.wall_s
     result.times["cpu_s"] = execution.cpu_s
+    if getattr(execution, "warmup_s", None) is not None:
+        result.times["warmup_s"] = execution.warmup_s
     return result
 
 
