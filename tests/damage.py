@@ -51,8 +51,18 @@ DAMAGES = {
 """Each damage, applied to a store's ``results.sqlite`` with enough pages to lose some."""
 
 
+def as_version_3(db: Path) -> None:
+    """Make a store look as schema 3 left it: no warmup_s column."""
+    conn = sqlite3.connect(db)
+    conn.execute("ALTER TABLE runs DROP COLUMN warmup_s")
+    conn.execute("PRAGMA user_version = 3")
+    conn.commit()
+    conn.close()
+
+
 def as_version_2(db: Path) -> None:
     """Make a store look as schema 2 left it: no shots column; a game's shots in its count."""
+    as_version_3(db)
     conn = sqlite3.connect(db)
     conn.execute("UPDATE runs SET count = shots WHERE task = 'play'")
     conn.execute("ALTER TABLE runs DROP COLUMN shots")

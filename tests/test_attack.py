@@ -204,3 +204,14 @@ def test_3_a_plugins_warm_up_is_accounted_in_the_store(capsys, tmp_path, monkeyp
     assert [status for status, _ in rows] == ["timeout", "timeout"], err
     assert all(warm is not None and warm >= 2.0 for _, warm in rows)  # each run's new worker warmed (and slept)
     sys.modules.pop("bb_slow", None)
+
+
+def test_5_a_huge_board_is_timed_from_the_hand_over_and_stopped_a_second_after_its_limit(capsys, tmp_path):
+    """A 1000 x 1000 board at ``--time-limit 5`` recorded 25-35 s.  The deadline runs from the moment the request
+    is handed to the worker (its pickling included), and the worker ends the run a second after SIGTERM."""
+    board = _deployment(tmp_path, "kilo", "[grid]\nrows = 1000\ncols = 1000\n[pieces]\nCarrier = 5\nBattleship = 4\n"
+                                          "Submarine = 3\nCruiser = 3\nDestroyer = 2\n")
+    code, out, err = run(capsys, "count", board, "--time-limit", "2", "--grace", "60", "--json")
+    row = json.loads(out)
+    assert code == 1 and row["status"] == "timeout", row
+    assert "the worker ended the run" in row["detail"]["runner"]  # not killed at 2 + 60 s

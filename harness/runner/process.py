@@ -34,8 +34,10 @@ from harness.runner.worker import TICK_S, read_frame, status_kb, tree_cpu_s, wri
 
 DEFAULT_GRACE_S = 5.0
 WARM_S = 300.0
-"""The limit of a new worker's warm-up (imports, compilation, a first tiny run): outside the runs' time limits,
-under their memory limit; what it took is recorded with the run that follows it (``warmup_s``)."""
+WARM_MIN_S = 60.0
+"""A new worker's warm-up (imports, compilation, a first tiny run) runs outside the runs' time limits, under their
+memory limit, for as long as a run may take, at least :data:`WARM_MIN_S` and at most :data:`WARM_S`; what it
+took is recorded with the run that follows it (``warmup_s``)."""
 SAMPLE_S = 0.05  # how often the runner samples a busy worker's memory
 _MEMOUT_HINTS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 
@@ -334,7 +336,8 @@ class WorkerPool:
                 raise RuntimeError("the worker pool is closed")
             worker = self._workers[key] = WorkerProcess()
         if self.warm and request is not None:
-            ex = worker.call("warm", (request,), WARM_S, self.grace_s, request.memory_mb)
+            limit = WARM_S if request.time_limit_s is None else min(WARM_S, max(WARM_MIN_S, request.time_limit_s))
+            ex = worker.call("warm", (request,), limit, self.grace_s, request.memory_mb)
             self._warmed[key] = ex.wall_s
             if ex.kind != "ok":  # the run itself will meet and report the problem
                 worker.close()

@@ -43,14 +43,17 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 DB_NAME = "results.sqlite"
-SCHEMA_VERSION = 3
-"""``PRAGMA user_version`` of stores this code writes (it reads 1, 2 and 3)."""
+SCHEMA_VERSION = 4
+"""``PRAGMA user_version`` of stores this code writes (it reads 1 to 4)."""
 
 ADDED_IN_2 = ("cpu_s",)
 """Run columns that version-1 stores lack (read as null)."""
 
-ADDED_IN_3 = ("shots", "warmup_s")
-"""Run columns that version-2 stores lack: a game's shots (which those kept in ``count``), the worker's warm-up."""
+ADDED_IN_3 = ("shots",)
+"""Run columns that version-2 stores lack: a game's shots, which those kept in ``count``."""
+
+ADDED_IN_4 = ("warmup_s",)
+"""Run columns that version-3 stores lack: what the run's worker's warm-up took (read as null)."""
 
 _V2_SHOTS = "CASE WHEN task = 'play' THEN count END"  # version <= 2: the play task's shots were its count
 _V2_COUNT = "CASE WHEN task = 'play' THEN NULL ELSE count END"
@@ -212,7 +215,7 @@ class ResultsStore:
         else:
             have = [r[1] for r in conn.execute("PRAGMA table_info(runs)")]
             expected = [c for c in COLUMNS if (version >= 2 or c not in ADDED_IN_2)
-                        and (version >= 3 or c not in ADDED_IN_3)]
+                        and (version >= 3 or c not in ADDED_IN_3) and (version >= 4 or c not in ADDED_IN_4)]
             if sorted(have) != sorted(expected):
                 missing = [c for c in expected if c not in have]
                 extra = [c for c in have if c not in expected]
@@ -234,7 +237,7 @@ class ResultsStore:
 
     def _upgrade(self) -> None:
         """In place: version 1 -> 2, the ``cpu_s`` column (null for old runs) and the plan table; 2 -> 3, the
-        ``shots`` column, each game's shots moved there from ``count``."""
+        ``shots`` column, each game's shots moved there from ``count``; 3 -> 4, the ``warmup_s`` column."""
         conn = self._db
         with self._transaction():
             if self.version < 2:
@@ -245,6 +248,9 @@ class ResultsStore:
                 for column in ADDED_IN_3:
                     conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
                 conn.execute(f"UPDATE runs SET shots = {_V2_SHOTS}, count = {_V2_COUNT}")
+            if self.version < 4:
+                for column in ADDED_IN_4:
+                    conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         self.version = SCHEMA_VERSION
 

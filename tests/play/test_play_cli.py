@@ -74,14 +74,14 @@ class GivesUp(RandomStrategy):
 
 
 class Sleepy(RandomStrategy):
-    \"\"\"Sleeps at the third shot of the first game it plays (a strategy stuck in thought), once: the marker
-    file says it did.\"\"\"
+    \"\"\"Sleeps at the third shot of the first game it plays on the 5x5 board (a strategy stuck in thought),
+    once: the marker file says it did.\"\"\"
     name = "sleepy"
     options = {"seconds": Option(30.0, float), "marker": Option("", str)}
 
     def shot(self, position):
         marker = self.opts["marker"]
-        if position.shots == 2 and marker and not os.path.exists(marker):
+        if len(self.board.cells) == 25 and position.shots == 2 and marker and not os.path.exists(marker):
             open(marker, "w").close()
             time.sleep(self.opts["seconds"])
         return super().shot(position)
@@ -94,8 +94,9 @@ class Marker(RandomStrategy):
 
     def start(self, board, rule, rng):
         super().start(board, rule, rng)
-        with open(self.opts["marker"], "a") as fh:
-            fh.write("game\\n")
+        if len(board.cells) == 25:  # the games' 5x5 board (not the worker's warm-up game)
+            with open(self.opts["marker"], "a") as fh:
+                fh.write("game\\n")
 
 
 class Hog(RandomStrategy):
