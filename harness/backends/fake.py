@@ -40,6 +40,8 @@ class FakeBackend(Backend):
         "memory_by": Option("address-space", str, ("address-space", "rss"), help="how the runner limits memory"),
         "exhausted": Option(True, bool, help="claim the search was exhausted"),
         "pidfile": Option("", str, help="mode spawn: write the grandchild's pid here"),
+        "own_group": Option(False, bool, help="mode spawn: start the grandchild in a process group of its own "
+                                              "(as MiniZinc starts fzn-gecode)"),
         "wait": Option(True, bool, help="mode child-spin: wait for the child (else answer while it still spins)"),
         "build_s": Option(0.0, float, help="seconds build() takes (a slow model build or solver import)"),
         "late": Option(0.0, float, help="mode limit: seconds past its time limit it stops"),
@@ -99,7 +101,7 @@ class FakeBackend(Backend):
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
             time.sleep(self.opts["seconds"])
         elif mode == "spawn":
-            child = subprocess.Popen(["sleep", "300"])
+            child = subprocess.Popen(["sleep", "300"], process_group=0 if self.opts["own_group"] else None)
             with open(self.opts["pidfile"], "w") as fh:
                 fh.write(str(child.pid))
             time.sleep(self.opts["seconds"])

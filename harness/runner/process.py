@@ -30,7 +30,7 @@ from typing import Any
 
 from harness.core.status import Termination
 from harness.core.task import Request, termination_of
-from harness.runner.worker import TICK_S, read_frame, status_kb, tree_cpu_s, write_frame
+from harness.runner.worker import TICK_S, read_frame, session_members, status_kb, tree_cpu_s, write_frame
 
 DEFAULT_GRACE_S = 5.0
 WARM_S = 300.0
@@ -235,8 +235,14 @@ class WorkerProcess:
             pass
 
     def kill(self) -> None:
-        """SIGKILL the whole process group (the worker, its solver processes, its guard) and reap the worker."""
+        """SIGKILL the worker's whole session (the worker, its guard, its solver processes, also those a
+        driver put in a group of their own, as MiniZinc does fzn-gecode) and reap the worker."""
         self.signal(signal.SIGKILL)
+        for pid in session_members(self.pid):  # the worker leads its session: sid == its pid
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         try:
             self.proc.wait(5)
         except subprocess.TimeoutExpired:

@@ -80,15 +80,22 @@ def die_with_parent() -> None:
 
 def _guard() -> None:
     """Start the guard: a shell in this process group that waits on the runner's guard pipe and, at its end
-    (the runner ended, however: kill -9 too), kills the whole group -- this worker and every solver process it
-    started (MiniZinc, fzn-gecode, a plugin's children), which the parent-death signal alone would leave."""
+    (the runner ended, however: kill -9 too), kills the worker's whole session -- this worker and every solver
+    process it started (MiniZinc, fzn-gecode, a plugin's children), which the parent-death signal alone would
+    leave."""
     fd = os.environ.pop("BATTLEBENCH_GUARD_FD", None)
     if fd is None:
         return
     import subprocess
 
+    # The session, not only the group: a solver driver may put its own solver in a group of its own (MiniZinc
+    # starts fzn-gecode so), but not outside the worker's session.  pkill (procps) replaces the shell, so that
+    # it is not among what it kills; without pkill the group alone.
+    sid, pgid = os.getsid(0), os.getpgrp()
+    script = (f"read _ignored; command -v pkill >/dev/null 2>&1 && exec pkill -KILL -s {sid}; "
+              f"kill -9 -{pgid}")
     try:
-        subprocess.Popen(["sh", "-c", f"read _ignored; kill -9 -{os.getpgrp()}"], stdin=int(fd),
+        subprocess.Popen(["sh", "-c", script], stdin=int(fd),
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)
     except OSError:  # no shell: the parent-death signal still ends this worker
         pass
@@ -150,6 +157,26 @@ def tree_cpu_s(pid: int) -> float | None:
     for child in _children(pid):
         total += tree_cpu_s(child) or 0.0
     return total
+
+
+def session_members(sid: int) -> list[int]:
+    """The pids of every live process in session ``sid`` (from /proc; empty where there is no /proc)."""
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                text = fh.read()
+            if int(text[text.rfind(")") + 2:].split()[3]) == sid:  # state ppid pgrp session
+                found.append(int(entry))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
 
 
 TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01

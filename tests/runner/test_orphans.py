@@ -73,11 +73,13 @@ def _workers(found: dict[int, str]) -> int:
     return sum(1 for name in found.values() if name.startswith("python"))
 
 
-def test_run_killed_during_a_plugin_solve_leaves_no_process(tmp_path):
+@pytest.mark.parametrize("own_group", ["false", "true"], ids=["child in the worker's group", "child in its own"])
+def test_run_killed_during_a_plugin_solve_leaves_no_process(tmp_path, own_group):
     cfg = tmp_path / "c.toml"
     cfg.write_text(f'name = "orphans"\ninstances = ["{ROOT / "instances" / "smoke" / "tiny_4x4.toml"}"]\n'
                    f'output = "{tmp_path / "out"}"\n[[pairs]]\nbackend = "fake"\n'
-                   f'options = {{ mode = "spawn", seconds = 300, pidfile = "{tmp_path / "child.pid"}" }}\n')
+                   f'options = {{ mode = "spawn", seconds = 300, pidfile = "{tmp_path / "child.pid"}", '
+                   f'own_group = {own_group} }}\n')
     proc, marker = _start(["run", str(cfg), "--progress", "plain"], tmp_path)
     found = _wait_for(marker, lambda f: (tmp_path / "child.pid").exists() and "sleep" in f.values())
     assert "sh" in found.values()  # the worker's guard
@@ -87,11 +89,14 @@ def test_run_killed_during_a_plugin_solve_leaves_no_process(tmp_path):
 @pytest.mark.skipif(shutil.which("minizinc") is None, reason="MiniZinc is not installed (apt-get install minizinc)")
 def test_run_killed_during_a_minizinc_solve_leaves_no_minizinc(tmp_path):
     cfg = tmp_path / "c.toml"
-    cfg.write_text(f'name = "orphans"\ninstances = ["{ROOT / "instances" / "xl" / "xl_100x100_h8500_s0.toml"}"]\n'
-                   f'task = "count-0"\noutput = "{tmp_path / "out"}"\n[limits]\ntime_s = 600\n'
+    # Gecode finds this 30x20 board's first deployment at once and then searches for a second without a
+    # word for minutes: nothing written, so no broken pipe tells MiniZinc that its reader has gone.
+    cfg.write_text(f'name = "orphans"\ninstances = ["{ROOT / "instances" / "large" / "large_30x20_h0_s0.toml"}"]\n'
+                   f'task = "count-2"\noutput = "{tmp_path / "out"}"\n[limits]\ntime_s = 600\n'
                    '[[pairs]]\nbackend = "minizinc"\n')
     proc, marker = _start(["run", str(cfg), "--progress", "plain"], tmp_path)
     _wait_for(marker, lambda f: "fzn-gecode" in f.values(), timeout=180)  # the solver is solving
+    time.sleep(3)  # past the first deployment, into the silent search
     assert _kill_and_count(proc, marker) == {}
 
 

@@ -70,9 +70,10 @@ def test_a_late_answer_is_detail_and_the_status_is_timeout(pool):
     assert 0.6 <= ex.wall_s < 0.3 + 1.0
 
 
-def test_the_whole_process_group_is_killed(pool, tmp_path):
+@pytest.mark.parametrize("own_group", [False, True], ids=["in the worker's group", "in a group of its own"])
+def test_every_process_the_worker_started_is_killed(pool, tmp_path, own_group):
     pidfile = tmp_path / "grandchild.pid"
-    ex, res = run(pool, request("spawn", time_limit_s=0.5, seconds=60, pidfile=str(pidfile)))
+    ex, res = run(pool, request("spawn", time_limit_s=0.5, seconds=60, pidfile=str(pidfile), own_group=own_group))
     assert res.status is Status.TIMEOUT
     pid = int(pidfile.read_text())
     deadline = time.time() + 5
