@@ -206,6 +206,55 @@ def test_3_a_plugins_warm_up_is_accounted_in_the_store(capsys, tmp_path, monkeyp
     sys.modules.pop("bb_slow", None)
 
 
+HOG_PLUGIN = '''
+import os
+
+from harness.backends import Answer, Backend, ModelSize
+
+
+class HogToBuild(Backend):
+    """Allocates 1.5 GB in every build (its warm-up's too) and leaves a mark wherever that succeeded."""
+    name = "hog-to-build"
+    formulations = ("placement",)
+
+    @classmethod
+    def versions(cls):
+        return {"hog-to-build": "1"}
+
+    def build(self):
+        hog = bytearray(1536 * 1024 * 1024)
+        hog[::4096] = b"x" * len(range(0, len(hog), 4096))
+        open(os.environ["BB_HOG_MARK"], "a").write(f"{os.getpid()}\\n")
+        return ModelSize(0, 0)
+
+    def enumerate(self, limit, time_limit_s):
+        return Answer(exhausted=True)
+'''
+
+
+def test_3_a_plugins_warm_up_runs_under_the_memory_limit(capsys, tmp_path, monkeypatch):
+    """A plugin that allocated in its warm-up reached 6.9 GB resident under ``--memory-mb 500``: the warm-up had no
+    memory limit.  Now it has the run's: no build anywhere gets its 1.5 GB, and the runs are memouts."""
+    import sqlite3
+
+    (tmp_path / "bb_hog.py").write_text(HOG_PLUGIN)
+    mark = tmp_path / "allocated"
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), str(ROOT)]))
+    monkeypatch.setenv("BB_HOG_MARK", str(mark))
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'name = "hog"\ninstances = ["{ROOT / "instances" / "smoke" / "tiny_4x4.toml"}"]\n'
+                   f'output = "{tmp_path / "out"}"\n[limits]\ntime_s = 20\nmemory_mb = 500\n'
+                   '[[pairs]]\nbackend = "bb_hog:HogToBuild"\n')
+    code, _, err = run(capsys, "run", cfg, "--progress", "plain")
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        rows = db.execute("select status, warmup_s from runs").fetchall()
+    assert [status for status, _ in rows] == ["memout"], err
+    assert rows[0][1] is not None  # its worker warmed up (and failed to) before the run
+    assert not mark.exists(), f"a build got its 1.5 GB in process {mark.read_text()}"
+    sys.modules.pop("bb_hog", None)
+
+
 def test_5_a_huge_board_is_timed_from_the_hand_over_and_stopped_a_second_after_its_limit(capsys, tmp_path):
     """A 1000 x 1000 board at ``--time-limit 5`` recorded 25-35 s.  The deadline runs from the moment the request
     is handed to the worker (its pickling included), and the worker ends the run a second after SIGTERM."""
