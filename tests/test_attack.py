@@ -162,97 +162,71 @@ def test_15_the_first_count_does_not_pay_for_compilation_the_warm_up_does(tmp_pa
     assert times["warmup_s"] > times["count_s"]  # compiled in the warm-up, not in the count
 
 
-SLOW_PLUGIN = '''
+PLUGIN = '''
+import os
 import time
 
 from harness.backends import Answer, Backend, ModelSize
 
 
-class SlowToBuild(Backend):
-    """Sleeps 2 s in every build: its warm-up (a tiny solve per formulation) too."""
-    name = "slow-to-build"
+class Plugin(Backend):
+    """A plugin whose every build (its warm-up's too: a tiny solve) does what the test says."""
+    name = "plugin"
     formulations = ("placement",)
 
     @classmethod
     def versions(cls):
-        return {"slow-to-build": "1"}
+        return {"plugin": "1"}
 
     def build(self):
-        time.sleep(2.0)
+        {build}
         return ModelSize(0, 0)
 
     def enumerate(self, limit, time_limit_s):
         return Answer(exhausted=True)
 '''
+
+
+def _plugin_campaign(capsys, tmp_path, monkeypatch, build: str, instances: list[str], limits: str) -> tuple[list, str]:
+    """Run a campaign of a plugin whose build is ``build``; the (status, warmup_s) of its runs and stderr."""
+    import sqlite3
+
+    module = f"bb_plugin_{tmp_path.name}"
+    (tmp_path / f"{module}.py").write_text(PLUGIN.replace("{build}", build))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), str(ROOT)]))
+    cfg = tmp_path / "c.toml"
+    paths = ", ".join(f'"{ROOT / "instances" / "smoke" / name}"' for name in instances)
+    cfg.write_text(f'name = "plugin"\ninstances = [{paths}]\noutput = "{tmp_path / "out"}"\n[limits]\n{limits}\n'
+                   f'[[pairs]]\nbackend = "{module}:Plugin"\n')
+    try:
+        _, _, err = run(capsys, "run", cfg, "--progress", "plain")
+    finally:
+        sys.modules.pop(module, None)
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        return db.execute("select status, warmup_s from runs").fetchall(), err
 
 
 def test_3_a_plugins_warm_up_is_accounted_in_the_store(capsys, tmp_path, monkeypatch):
     """A sleeping plugin's campaign took 628 s while its store recorded 6 s a run: the warm-ups of the workers
     that replaced killed ones were nowhere.  Each run's record now says what its worker's warm-up took."""
-    import sqlite3
-
-    (tmp_path / "bb_slow.py").write_text(SLOW_PLUGIN)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), str(ROOT)]))
-    cfg = tmp_path / "c.toml"
-    cfg.write_text(f'name = "slow"\ninstances = ["{ROOT / "instances" / "smoke" / "tiny_4x4.toml"}", '
-                   f'"{ROOT / "instances" / "smoke" / "nonsquare_4x6.toml"}"]\noutput = "{tmp_path / "out"}"\n'
-                   '[limits]\ntime_s = 1\ngrace_s = 0\nmemory_mb = 1024\n[[pairs]]\nbackend = "bb_slow:SlowToBuild"\n')
-    code, _, err = run(capsys, "run", cfg, "--progress", "plain")
-    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
-        rows = db.execute("select status, warmup_s from runs").fetchall()
+    rows, err = _plugin_campaign(capsys, tmp_path, monkeypatch, "time.sleep(2.0)",
+                                 ["tiny_4x4.toml", "nonsquare_4x6.toml"], "time_s = 1\ngrace_s = 0\nmemory_mb = 1024")
     assert [status for status, _ in rows] == ["timeout", "timeout"], err
     assert all(warm is not None and warm >= 2.0 for _, warm in rows)  # each run's new worker warmed (and slept)
-    sys.modules.pop("bb_slow", None)
-
-
-HOG_PLUGIN = '''
-import os
-
-from harness.backends import Answer, Backend, ModelSize
-
-
-class HogToBuild(Backend):
-    """Allocates 1.5 GB in every build (its warm-up's too) and leaves a mark wherever that succeeded."""
-    name = "hog-to-build"
-    formulations = ("placement",)
-
-    @classmethod
-    def versions(cls):
-        return {"hog-to-build": "1"}
-
-    def build(self):
-        hog = bytearray(1536 * 1024 * 1024)
-        hog[::4096] = b"x" * len(range(0, len(hog), 4096))
-        open(os.environ["BB_HOG_MARK"], "a").write(f"{os.getpid()}\\n")
-        return ModelSize(0, 0)
-
-    def enumerate(self, limit, time_limit_s):
-        return Answer(exhausted=True)
-'''
 
 
 def test_3_a_plugins_warm_up_runs_under_the_memory_limit(capsys, tmp_path, monkeypatch):
     """A plugin that allocated in its warm-up reached 6.9 GB resident under ``--memory-mb 500``: the warm-up had no
     memory limit.  Now it has the run's: no build anywhere gets its 1.5 GB, and the runs are memouts."""
-    import sqlite3
-
-    (tmp_path / "bb_hog.py").write_text(HOG_PLUGIN)
     mark = tmp_path / "allocated"
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), str(ROOT)]))
     monkeypatch.setenv("BB_HOG_MARK", str(mark))
-    cfg = tmp_path / "c.toml"
-    cfg.write_text(f'name = "hog"\ninstances = ["{ROOT / "instances" / "smoke" / "tiny_4x4.toml"}"]\n'
-                   f'output = "{tmp_path / "out"}"\n[limits]\ntime_s = 20\nmemory_mb = 500\n'
-                   '[[pairs]]\nbackend = "bb_hog:HogToBuild"\n')
-    code, _, err = run(capsys, "run", cfg, "--progress", "plain")
-    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
-        rows = db.execute("select status, warmup_s from runs").fetchall()
+    hog = ("hog = bytearray(1536 * 1024 * 1024); hog[::4096] = b'x' * len(range(0, len(hog), 4096)); "
+           "open(os.environ['BB_HOG_MARK'], 'a').write(str(os.getpid()))")
+    rows, err = _plugin_campaign(capsys, tmp_path, monkeypatch, hog, ["tiny_4x4.toml"], "time_s = 20\nmemory_mb = 500")
     assert [status for status, _ in rows] == ["memout"], err
     assert rows[0][1] is not None  # its worker warmed up (and failed to) before the run
     assert not mark.exists(), f"a build got its 1.5 GB in process {mark.read_text()}"
-    sys.modules.pop("bb_hog", None)
 
 
 def test_5_a_huge_board_is_timed_from_the_hand_over_and_stopped_a_second_after_its_limit(capsys, tmp_path):
