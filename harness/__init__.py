@@ -1,8 +1,9 @@
 """battlebench: a benchmark harness for Battleship solvers, formulations, counters and strategies.
 
 Glossary (these words are used with exactly these meanings in code, columns and reports).
-Three *tasks* share one path through the runner; where a word means something for each,
-its meaning is given per task: **solve** (puzzles), **count** (deployments), **play** (games).
+Four *tasks* share one path through the runner; where a word means something for each,
+its meaning is given per task: **solve** (puzzles), **count** (deployments), **play** (games),
+**value** (expected shots, exact, of a strategy or of optimal play).
 
 task
     What a run is asked to do; one module of ``harness.tasks`` behind the contract of
@@ -10,7 +11,8 @@ task
     ``battlebench.tasks``, ``module:Class``):
     *solve* -- a puzzle solved (one board, or proof that none exists) or its distinct
     boards counted up to K; *count* -- a deployment instance's deployments (or distinct
-    boards) counted exactly; *play* -- one game of a strategy against a hidden deployment.
+    boards) counted exactly; *play* -- one game of a strategy against a hidden deployment;
+    *value* -- a strategy's (or optimal play's) exact expected shots on a board.
 question
     The solve task's two questions, named in its runs' ``task`` column: ``solve`` (k=1)
     and ``count-K`` (distinct boards up to K; K=2 certifies uniqueness; K=0 means all).
@@ -110,8 +112,16 @@ shot
     One cell fired at, announced as hit or miss under the *announcement rule*: ``ship``
     (and the name of a ship it sinks), ``sunk`` (and "sunk", unnamed) or ``none``.
 position
-    What the shooter knows after some shots: misses, hits, ships sunk and where; as a
-    deployment with hints, its marginals are the exact posterior.
+    What the shooter knows after some shots: misses, hits, ships sunk, where and within
+    which hits (those made up to the sink); as a deployment with hints (under the
+    ``sunk`` rule, one per way of naming the sunk ships), its marginals are the exact
+    posterior.
+value
+    The value task's answer: the expected number of shots to sink a board's fleet when
+    the hidden deployment is uniform over its labelled deployments -- of a strategy
+    (exact by walking its decision tree, else sampled with an interval) or of *optimal*
+    play (the minimum over every policy, by search over belief states); the *gap* is a
+    strategy's value minus the optimum.
 tie
     Two pairs that solved as many instances and whose time ratio's bootstrap interval
     contains 1 (tied within noise), or whose times are closer than the timer's
@@ -148,5 +158,6 @@ GLOSSARY = (
     "game",
     "shot",
     "position",
+    "value",
     "tie",
 )

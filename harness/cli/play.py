@@ -44,7 +44,8 @@ def add_parser(sub: Any) -> None:
                  "shot sequence replayed against the deployment; or watch one game.",
                  ["battlebench play --strategy random --strategy density --games 200 --json",
                   "battlebench play -s thompson -o block=2000 --games 20 --time-limit 10",
-                  "battlebench play --strategy posterior --watch"],
+                  "battlebench play --strategy posterior --watch",
+                  "battlebench play --optimal instances/optimal/r4x4_s2_s2.toml -s posterior -s density -t 120"],
                  {0: "every game ended", 1: "a game did not end (an error, a timeout, a memout, a replay that "
                   "contradicts it)", 2: BAD_INPUT + ", before any game"})
     from harness.play.game import RULES
@@ -68,6 +69,10 @@ def add_parser(sub: Any) -> None:
     pl.add_argument("--strip", metavar="PNG", help="draw game 0 of the first strategy: its heat maps every "
                     "--every shots, as a strip of pictures (default: none)")
     pl.add_argument("--every", type=int, default=8, metavar="K", help="--strip: a picture every K shots")
+    pl.add_argument("--optimal", metavar="BOARD", default=None,
+                    help="optimal play on a small BOARD (a deployment file): the exact minimum expected shots, its "
+                    "first shot and the belief states searched; with --strategy, each strategy's exact expected "
+                    "shots and gap (--time-limit and --memory-mb per value)")
 
 
 def parse_options(items: list[tuple[str, str]] | None, strategies: list[str]) -> dict[str, dict]:
@@ -131,7 +136,7 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], dict[str, tuple[type,
 
     from harness.play.strategies import FAMILY
 
-    names = args.strategy or [FAMILY.default]
+    names = args.strategy or ([] if args.optimal else [FAMILY.default])
     if args.games < 1:
         raise UsageError("--games must be at least 1")
     if args.seed < 0:
@@ -159,7 +164,11 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], dict[str, tuple[type,
             raise UsageError(f"--strip {args.strip}: the picture's name must end in .png")
         if not strip.parent.is_dir():
             raise UsageError(f"--strip {args.strip}: no folder {strip.parent}")
-    path = Path(args.board) if args.board else default_board()
+    if args.optimal and args.board and args.board != args.optimal:
+        raise UsageError("--optimal names its board: leave out --board")
+    if args.optimal and (args.watch or args.strip):
+        raise UsageError("--optimal computes values: it shows no game (leave out --watch and --strip)")
+    path = Path(args.optimal or args.board) if (args.optimal or args.board) else default_board()
     board: Subject = load_board(path, str(path))
     if board.value is None:
         raise UsageError(board.error if board.error.startswith(str(path)) else f"{path}: {board.error}")
@@ -172,6 +181,10 @@ def run(args: argparse.Namespace) -> int:
     from harness.tasks.play import PlayTask
 
     names, made, board = _checked(args)
+    if args.optimal:
+        from harness.cli.play_optimal import run_optimal
+
+        return run_optimal(args, names, made, board)
     limits = limits_of(args)
     task, spec_of_task = PlayTask(), TaskSpec("play", "play")
     with WorkerPool(grace_s=limits.grace_s) as pool:

@@ -79,38 +79,57 @@ COLUMNS: dict[str, str] = {name: kind for name, (kind, _) in SCHEMA.items()}
 
 JSON_COLUMNS = ("options", "versions", "boards", "verdicts")
 
-PER_TASK: dict[str, tuple[str, str, str]] = {
-    # column: (solve task, count task, play task)
-    "instance": ("the puzzle's name", "the deployment instance's name", "the board's name"),
-    "backend": ("the backend", "the counter", "the strategy"),
+PER_TASK: dict[str, tuple[str, str, str, str]] = {
+    # column: (solve task, count task, play task, value task)
+    "instance": ("the puzzle's name", "the deployment instance's name", "the board's name",
+                 "the board's name"),
+    "backend": ("the backend", "the counter", "the strategy",
+                "the strategy, or optimal (the optimum over every policy)"),
     "formulation": ("the formulation", "what is counted: deployments or boards (as task)",
+                    "the announcement rule: ship, sunk or none",
                     "the announcement rule: ship, sunk or none"),
     "options": ("every backend option, defaults filled in (JSON)", "{} (counters take no options)",
+                "the strategy's options as configured (JSON)",
                 "the strategy's options as configured (JSON)"),
-    "task": ("solve or count-K", "deployments or boards", "play"),
-    "seed": ("the solver's seed (0 unless set)", "the configured seed, or null", "the games' seed"),
-    "repetition": ("which repetition (1, 2, ...)", "which repetition (1, 2, ...)", "the game's number + 1"),
+    "task": ("solve or count-K", "deployments or boards", "play",
+             "value"),
+    "seed": ("the solver's seed (0 unless set)", "the configured seed, or null", "the games' seed",
+             "the configured seed, or null"),
+    "repetition": ("which repetition (1, 2, ...)", "which repetition (1, 2, ...)", "the game's number + 1",
+                   "1"),
     "answer": ("sat: boards returned; unsat: none, search exhausted; unknown; none: no answer",
                "sat: a complete count > 0; unsat: 0; unknown: incomplete; none: no answer",
-               "sat: the game ended; unknown: it did not; none: no answer"),
-    "exhausted": ("the solver says no further board exists", "the count is complete", "0"),
+               "sat: the game ended; unknown: it did not; none: no answer",
+               "sat: a value (exact or sampled); unknown: none (the search stopped: detail.lower); none: no answer"),
+    "exhausted": ("the solver says no further board exists", "the count is complete", "0",
+                  "the value is exact"),
     "verdict": ("ok, or the verifier's first failing verdict; none: no boards",
                 "ok, or why the count contradicts the known count; none: no known count",
-                "ok, or where the replay of the shot sequence fails"),
+                "ok, or where the replay of the shot sequence fails",
+                "ok, or what the judge found wrong (bounds, random's closed form, K + misses / deployments, a brute-forced optimum); none: no value"),
     "count": ("distinct boards returned", "the exact count while it fits 64 bits (detail.count: any size)",
-              "null (shots are in shots)"),
-    "complete": ("the count is proven exact", "the count is complete", "the game ended"),
-    "shots": ("null", "null", "shots to sink the fleet (null when the game did not end)"),
-    "build_s": ("abstract model + native model, in the worker", "loading the counter", "null"),
-    "solve_s": ("enumeration, in the worker", "counting, in the worker", "playing the game, in the worker"),
-    "placements": ("placements the model kept", "placements of the pieces", "null"),
+              "null (shots are in shots)",
+              "null (the value is detail.expected)"),
+    "complete": ("the count is proven exact", "the count is complete", "the game ended",
+                 "the value is exact"),
+    "shots": ("null", "null", "shots to sink the fleet (null when the game did not end)",
+              "null (the value is detail.expected)"),
+    "build_s": ("abstract model + native model, in the worker", "loading the counter", "null",
+                "null"),
+    "solve_s": ("enumeration, in the worker", "counting, in the worker", "playing the game, in the worker",
+                "computing the value, in the worker"),
+    "placements": ("placements the model kept", "placements of the pieces", "null",
+                   "null"),
     "solver_version": ("the solver the options chose and its version (mip engine=scip: scip)",
-                       "the library that counts, else battlebench", "the strategy's distribution"),
-    "boards": ("every board returned, verified or not (JSON)", "[]", "[]"),
+                       "the library that counts, else battlebench", "the strategy's distribution",
+                       "the strategy's distribution (battlebench for optimal)"),
+    "boards": ("every board returned, verified or not (JSON)", "[]", "[]",
+               "[]"),
     "detail": ("the solver's words; a race's legs (JSON)", "count, expected, method, ... (JSON)",
-               "game, rule, deployment id, shots, hits, sequence (JSON)"),
+               "game, rule, deployment id, shots, hits, sequence (JSON)",
+               "method, expected (exact, p/q), mean, half_width, lower, deployments, misses, first_shot, work, costly, ... (JSON)"),
 }
-"""What the columns that differ by task hold, per task (solve, count, play); every other column means the same
+"""What the columns that differ by task hold, per task (solve, count, play, value); every other column means the same
 for every task (docs/records.md)."""
 BOOL_COLUMNS = ("exhausted", "complete")
 
@@ -118,12 +137,12 @@ BOOL_COLUMNS = ("exhausted", "complete")
 def records_markdown() -> str:
     """The record schema as a Markdown table, one row per column: its type, what it means, and -- where the
     tasks differ -- what it holds for each (the table of ``docs/records.md``)."""
-    lines = ["| column | type | solve | count | play |", "|---|---|---|---|---|"]
+    lines = ["| column | type | solve | count | play | value |", "|---|---|---|---|---|---|"]
     for name, (kind, meaning) in SCHEMA.items():
         if name in PER_TASK:
             cells = PER_TASK[name]
         else:
-            cells = (meaning, "same", "same")
+            cells = (meaning, "same", "same", "same")
         lines.append(f"| `{name}` | {kind} | " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
 

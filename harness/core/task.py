@@ -416,6 +416,7 @@ TASK_BUILTINS: dict[str, str] = {
     "solve": "harness.tasks.solve:SolveTask",
     "count": "harness.tasks.count:CountTask",
     "play": "harness.tasks.play:PlayTask",
+    "value": "harness.tasks.value:ValueTask",
 }
 TASKS = Family("task", "battlebench.tasks", TASK_BUILTINS, base="harness.core.task:TaskType",
                check=_task_contract, default="solve")

@@ -10,8 +10,10 @@ when touching is forbidden, none touching another at a side or a corner.
   the same deployment.
 * **hints**, what a game position reveals: ``misses`` (no piece there), ``hits`` (some
   piece there), ``sunk`` (a piece's exact cells), ``sunk_at`` (a piece sank at this cell:
-  it covers the cell and lies within the hits), and ``announce_sinks`` (sinks are
-  announced, so a piece that is not sunk never lies wholly within the hits).
+  it covers the cell and lies within the hits), ``sunk_within`` (for a piece of
+  ``sunk_at``, the hits made up to the shot that sank it: it lies within those, not
+  within hits made later), and ``announce_sinks`` (sinks are announced, so a piece that
+  is not sunk never lies wholly within the hits).
 * **clues** (square boards): the number of occupied cells per row and per column, ``None``
   where unknown; a board without clues has ``row_clues is None``.
 
@@ -66,6 +68,7 @@ class Deployment:
     name: str = "unnamed"
     meta: Mapping[str, Any] = field(default_factory=dict)
     shape: tuple[int, int] | None = None  # square boards: the declared rows x cols (islands may take whole lines)
+    sunk_within: Mapping[str, frozenset[Cell]] = field(default_factory=dict)  # sunk_at piece -> hits at its sink
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cells", frozenset(self.cells))
@@ -74,7 +77,9 @@ class Deployment:
         sunk = {k: tuple(sorted(v)) for k, v in dict(self.sunk).items()}
         object.__setattr__(self, "sunk", _freeze(sunk))
         object.__setattr__(self, "sunk_at", _freeze(dict(self.sunk_at)))
+        object.__setattr__(self, "sunk_within", _freeze({k: frozenset(v) for k, v in dict(self.sunk_within).items()}))
         hits = set(self.hits) | {c for cells in sunk.values() for c in cells} | set(self.sunk_at.values())
+        hits |= {c for cells in self.sunk_within.values() for c in cells}
         object.__setattr__(self, "hits", frozenset(hits))
         object.__setattr__(self, "meta", _freeze(dict(self.meta)))
         for name in ("row_clues", "col_clues"):
@@ -87,7 +92,7 @@ class Deployment:
         return (_rebuild, (self.grid.kind, sorted(self.cells), [(p.name, p.cells, p.count) for p in self.pieces],
                            self.touching, self.reflections, sorted(self.misses), sorted(self.hits), dict(self.sunk),
                            dict(self.sunk_at), self.announce_sinks, self.row_clues, self.col_clues, self.name,
-                           dict(self.meta), self.shape))
+                           dict(self.meta), self.shape, {k: sorted(v) for k, v in self.sunk_within.items()}))
 
     # -- derived --------------------------------------------------------------------------
 
@@ -119,7 +124,7 @@ class Deployment:
 
     @property
     def has_hints(self) -> bool:
-        return bool(self.misses or self.hits or self.sunk or self.sunk_at or self.announce_sinks)
+        return bool(self.misses or self.hits or self.sunk or self.sunk_at or self.sunk_within or self.announce_sinks)
 
     def content_hash(self) -> str:
         """A stable hash of what defines the counting question (not its name or meta)."""
@@ -133,6 +138,8 @@ class Deployment:
             "announce_sinks": self.announce_sinks,
             "row_clues": self.row_clues, "col_clues": self.col_clues,
         }
+        if self.sunk_within:  # only where given (older hashes stay)
+            payload["sunk_within"] = {k: sorted(v) for k, v in sorted(self.sunk_within.items())}
         if self.shape is not None and self.grid.kind == "square" and tuple(self.shape) != self._box():
             payload["shape"] = list(self.shape)  # only where it says more than the cells (older hashes stay)
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
@@ -183,6 +190,13 @@ class Deployment:
                 if piece.count != 1:
                     raise InstanceFormatError(f"piece {name!r} has {piece.count} identical copies: give the "
                                               "sunk one a name of its own", place=f"hints.{what}")
+        for name, cells in self.sunk_within.items():
+            where = f"hints.sunk_within.{name}"
+            if name not in self.sunk_at:
+                raise InstanceFormatError(f"piece {name!r} has no sunk_at cell", place=where)
+            if self.sunk_at[name] not in cells:
+                raise InstanceFormatError(f"the cell it sank at, {list(self.sunk_at[name])}, is not among them",
+                                          place=where)
         for name, cells in self.sunk.items():
             piece = next(p for p in self.pieces if p.name == name)
             if len(cells) != piece.size:
@@ -201,11 +215,12 @@ class Deployment:
 
 
 def _rebuild(kind, cells, pieces, touching, reflections, misses, hits, sunk, sunk_at, announce, rows, cols, name,
-             meta, shape=None) -> Deployment:
+             meta, shape=None, sunk_within=None) -> Deployment:
     return Deployment(Grid(kind), frozenset(map(tuple, cells)), tuple(Piece(n, tuple(map(tuple, c)), k)
                                                                        for n, c, k in pieces),
                       touching, reflections, frozenset(map(tuple, misses)), frozenset(map(tuple, hits)), sunk,
-                      sunk_at, announce, rows, cols, name, meta, tuple(shape) if shape else None)
+                      sunk_at, announce, rows, cols, name, meta, tuple(shape) if shape else None,
+                      {k: frozenset(map(tuple, v)) for k, v in (sunk_within or {}).items()})
 
 
 __all__ = ["Deployment", "Piece"]

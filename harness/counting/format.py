@@ -26,6 +26,7 @@ A deployment file is a native ``.toml`` with a ``[grid]`` table::
     hits = [[1, 1], [1, 2]]
     sunk = { Destroyer = [[5, 5], [5, 6]] }   # a piece's exact cells
     sunk_at = { Carrier = [2, 3] }            # a piece sank at this cell: it covers it, within the hits
+    sunk_within = { Carrier = [[2, 2], [2, 3]] }  # ... within these hits (those made up to its sink)
     announce_sinks = true            # a piece not sunk never lies wholly within the hits
     [clues]                          # square boards: occupied cells per row / column, "?" unknown
     rows = [1, "?", 3]
@@ -53,7 +54,7 @@ from harness.errors import InstanceFormatError
 TABLES = ("meta", "grid", "rules", "pieces", "hints", "clues")
 GRID_KEYS = ("kind", "rows", "cols", "cells", "islands")
 RULE_KEYS = ("touching", "reflections")
-HINT_KEYS = ("misses", "hits", "sunk", "sunk_at", "announce_sinks")
+HINT_KEYS = ("misses", "hits", "sunk", "sunk_at", "sunk_within", "announce_sinks")
 PIECE_KEYS = ("length", "cells", "count")
 
 
@@ -163,12 +164,12 @@ def _hints(doc: dict, grid: Grid) -> dict[str, Any]:
         "hits": _cells(table.get("hits", []), grid, "hints.hits"),
         "announce_sinks": _flag(table, "announce_sinks", False, "hints"),
     }
-    for key in ("sunk", "sunk_at"):
+    for key in ("sunk", "sunk_at", "sunk_within"):
         value = table.get(key, {})
         if not isinstance(value, dict):
             raise InstanceFormatError("must be a table: piece name = cells", place=f"hints.{key}")
-        if key == "sunk":
-            out[key] = {n: tuple(_cells(v, grid, f"hints.sunk.{n}")) for n, v in value.items()}
+        if key in ("sunk", "sunk_within"):
+            out[key] = {n: tuple(_cells(v, grid, f"hints.{key}.{n}")) for n, v in value.items()}
         else:
             out[key] = {n: _cell(v, grid, f"hints.sunk_at.{n}") for n, v in value.items()}
     return out
@@ -240,12 +241,15 @@ def format_deployment(dep: Deployment) -> str:
     if dep.misses:
         hints["misses"] = [list(c) for c in sorted(dep.misses)]
     plain_hits = dep.hits - {c for cells in dep.sunk.values() for c in cells} - set(dep.sunk_at.values())
+    plain_hits -= {c for cells in dep.sunk_within.values() for c in cells}
     if plain_hits:
         hints["hits"] = [list(c) for c in sorted(plain_hits)]
     if dep.sunk:
         hints["sunk"] = {k: [list(c) for c in v] for k, v in dep.sunk.items()}
     if dep.sunk_at:
         hints["sunk_at"] = {k: list(v) for k, v in dep.sunk_at.items()}
+    if dep.sunk_within:
+        hints["sunk_within"] = {k: [list(c) for c in sorted(v)] for k, v in dep.sunk_within.items()}
     if dep.announce_sinks:
         hints["announce_sinks"] = True
     if hints:

@@ -5,7 +5,8 @@ coordinate order that keeps placements shortest) and lists, per piece, its place
 sorted tuples of cell indices.  A placement is a translated orientation of the piece's
 shape whose cells are all on the board and none a miss; a sunk piece has exactly its
 stated cells as its only placement (none if they are not its shape); a piece that sank at
-a cell covers it and lies within the hits; with sinks announced, a piece that is not sunk
+a cell covers it and lies within the hits (within those made up to its sink, where
+``sunk_within`` says which); with sinks announced, a piece that is not sunk
 never lies wholly within the hits.  Hits (cells some piece must cover) and clues are not
 placement filters: the counters enforce them.
 """
@@ -99,12 +100,13 @@ def placements_of(dep: Deployment, piece_index: int, index: dict) -> set[tuple[i
         return {tuple(sorted(index[c] for c in cells))}
     out = set()
     sink = index[dep.sunk_at[piece.name]] if piece.name in dep.sunk_at else None
+    within = {index[c] for c in dep.sunk_within[piece.name]} if piece.name in dep.sunk_within else hit_ids
     for cells in _on_board(grid, dep.cells, tuple(piece.cells), dep.reflections):
         ids = tuple(sorted(index[c] for c in cells))
         if miss_ids.intersection(ids):
             continue
         if sink is not None:
-            if sink not in ids or not hit_ids.issuperset(ids):
+            if sink not in ids or not within.issuperset(ids):
                 continue
         elif dep.announce_sinks and hit_ids.issuperset(ids):
             continue

@@ -46,7 +46,8 @@ def pinned(dep: Deployment) -> Deployment:
                 sunk[piece.name] = tuple(cells[i] for i in next(iter(found)))
     if len(sunk) == len(dep.sunk):
         return dep
-    return replace(dep, sunk=sunk, sunk_at={k: v for k, v in dep.sunk_at.items() if k not in sunk})
+    return replace(dep, sunk=sunk, sunk_at={k: v for k, v in dep.sunk_at.items() if k not in sunk},
+                   sunk_within={k: v for k, v in dep.sunk_within.items() if k not in sunk})
 
 
 def without_sunk(dep: Deployment) -> tuple[Deployment, dict[str, tuple]]:
@@ -71,6 +72,8 @@ def without_sunk(dep: Deployment) -> tuple[Deployment, dict[str, tuple]]:
             gone |= {n for c in cells for n in grid.around(c) if n in dep.cells}
     if gone & (dep.hits - {c for cs in taken.values() for c in cs}):
         return dep, {}  # a hit next to a sunk piece where none may touch it: let the dp say 0
+    if any(cell in gone for name, cell in dep.sunk_at.items() if name not in taken):
+        return dep, {}  # another piece sank on a cell of one taken off: let the dp say 0
     pieces = tuple(p for p in dep.pieces if p.name not in taken)
     if not pieces or dep.row_clues is not None or dep.col_clues is not None:
         return dep, {}
@@ -78,7 +81,8 @@ def without_sunk(dep: Deployment) -> tuple[Deployment, dict[str, tuple]]:
     if not cells:
         return dep, {}
     rest = replace(dep, cells=cells, pieces=pieces, sunk={}, misses=dep.misses & cells, hits=dep.hits & cells,
-                   sunk_at={k: v for k, v in dep.sunk_at.items() if k not in taken})
+                   sunk_at={k: v for k, v in dep.sunk_at.items() if k not in taken},
+                   sunk_within={k: v & cells for k, v in dep.sunk_within.items() if k not in taken})
     return rest, taken
 
 

@@ -15,14 +15,20 @@ Identical copies of a piece are told apart as ships: ``Cruiser#1``, ``Cruiser#2`
 over the labelled deployments anyway.
 
 The *position* is what the shooter knows: misses, hits, and the ships sunk and where
-(``ship``) or the cells where something sank (``sunk``).  :meth:`Position.deployment`
-states it as a deployment with hints (misses, hits, ``sunk_at``, sinks announced) for the
-counters; the ``sunk`` rule has no such form.
+(``ship``) or the cells where something sank (``sunk``), each sink with the hits made up
+to it: a sunk ship lies within the hits made up to the shot that sank it, not within hits
+made later.  :meth:`Position.deployment` states it as a deployment with hints (misses,
+hits, ``sunk_at``, ``sunk_within``, sinks announced) for the counters.  Under the ``sunk``
+rule a sink does not say which ship; :meth:`Position.deployments` gives one deployment per
+way of naming the ships of the announced sinks (each deployment that fits the position
+fits exactly one of them, since ships do not share cells), so counts and marginals are
+their sums.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import permutations
 
 from harness.counting.deployment import Deployment
 from harness.counting.geometry import Cell
@@ -53,6 +59,7 @@ class Position:
     hits: set = field(default_factory=set)
     sunk_at: dict = field(default_factory=dict)  # ship name -> the cell whose shot sank it (rule "ship")
     sinks: list = field(default_factory=list)  # cells whose shot sank a ship (rules "ship" and "sunk")
+    sink_hits: list = field(default_factory=list)  # per sink, the hits made up to it (its shot included)
 
     @property
     def shots(self) -> int:
@@ -66,17 +73,42 @@ class Position:
         (self.hits if outcome.hit else self.misses).add(cell)
         if outcome.sunk is not None:
             self.sinks.append(cell)
+            self.sink_hits.append(frozenset(self.hits))
             if outcome.sunk != "?":
                 self.sunk_at[outcome.sunk] = cell
 
-    def deployment(self) -> Deployment:
-        """The position as a deployment with hints, for the counters (rules ``ship`` and ``none``)."""
-        if self.rule == "sunk":
-            raise ValueError("the 'sunk' rule (sinks without names) has no deployment form")
+    def _stated(self, sunk_at: dict, within: dict, suffix: str = "") -> Deployment:
         b = self.board
         return Deployment(b.grid, b.cells, b.pieces, touching=b.touching, reflections=b.reflections,
-                          misses=frozenset(self.misses), hits=frozenset(self.hits), sunk_at=dict(self.sunk_at),
-                          announce_sinks=self.rule == "ship", name=f"{b.name}@{self.shots}")
+                          misses=frozenset(self.misses), hits=frozenset(self.hits), sunk_at=sunk_at,
+                          sunk_within=within, announce_sinks=self.rule != "none", name=f"{b.name}@{self.shots}{suffix}")
+
+    def deployment(self) -> Deployment:
+        """The position as a deployment with hints, for the counters (rules ``ship`` and ``none``; under ``sunk``
+        see :meth:`deployments`)."""
+        if self.rule == "sunk":
+            raise ValueError("the 'sunk' rule (sinks without names) has no single deployment form: "
+                             "use Position.deployments()")
+        within = {name: self.sink_hits[self.sinks.index(cell)] for name, cell in self.sunk_at.items()}
+        return self._stated(dict(self.sunk_at), within)
+
+    def deployments(self) -> list[Deployment]:
+        """The position as deployments whose deployments together are exactly those that fit it, none in two:
+        one for rules ``ship`` and ``none``; under ``sunk``, one per way of giving each announced sink a ship of
+        its own (ships whose size cannot fit the hits at their sink are left out at once)."""
+        if self.rule != "sunk":
+            return [self.deployment()]
+        ships = [(p.name, p.size) for p in self.board.pieces for _ in range(p.count)]
+        if any(p.count > 1 for p in self.board.pieces):
+            raise ValueError("name identical copies apart first (harness.play.game.labelled)")
+        out = []
+        for names in permutations(range(len(ships)), len(self.sinks)):
+            if any(ships[k][1] > len(h) for k, h in zip(names, self.sink_hits)):
+                continue
+            sunk_at = {ships[k][0]: cell for k, cell in zip(names, self.sinks)}
+            within = {ships[k][0]: h for k, h in zip(names, self.sink_hits)}
+            out.append(self._stated(sunk_at, within, "/" + ",".join(ships[k][0] for k in names)))
+        return out
 
 
 class Game:
@@ -136,4 +168,4 @@ def labelled(board: Deployment) -> Deployment:
     return replace(board, pieces=ships)
 
 
-__all__ = ["Game", "ImpossiblePosition", "Outcome", "Position", "RULES", "labelled", "unplayable"]
+__all__ = ["RULES", "Game", "ImpossiblePosition", "Outcome", "Position", "labelled", "unplayable"]

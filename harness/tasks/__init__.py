@@ -7,6 +7,9 @@
   (or distinct boards) counted exactly by counters; every count against the known one.
 * :mod:`~harness.tasks.play` -- the **play** task: one game of a strategy against a
   hidden deployment; every shot sequence replayed against the deployment drawn again.
+* :mod:`~harness.tasks.value` -- the **value** task: a strategy's (or optimal play's)
+  exact expected shots on a small board; every value judged again apart from the worker
+  and none below the optimum.
 
 The registry is :data:`harness.core.task.TASKS` (built-ins by name, entry points of the
 group ``battlebench.tasks``, ``module:Class``); importing this package imports no task.

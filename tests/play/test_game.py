@@ -7,11 +7,11 @@ import pytest
 
 from harness.counting.deployment import Deployment, Piece
 from harness.counting.geometry import SQUARE
+from harness.errors import UsageError
 from harness.play.game import Game, Position
 from harness.play.match import play_game
 from harness.play.sample import Sampler, game_deployment
 from harness.play.strategies import FAMILY, get_strategy
-from harness.errors import UsageError
 
 
 def board(h=4, w=4, lengths=(("A", 3), ("B", 2)), touching=True):
@@ -50,8 +50,9 @@ def test_the_position_as_a_deployment_has_the_hints_the_rule_gives():
         game.shoot(c)
     dep = game.position.deployment()
     assert dep.misses == {(1, 1)} and dep.sunk_at == {"B": (3, 3)} and dep.announce_sinks
+    assert dep.sunk_within == {"B": {(2, 3), (3, 3)}}
     anon = Position(board(), "sunk")
-    with pytest.raises(ValueError, match="no deployment form"):
+    with pytest.raises(ValueError, match="no single deployment form"):
         anon.deployment()
 
 

@@ -6,7 +6,6 @@ import json
 import sqlite3
 
 import pytest
-
 from clirun import ROOT, run
 
 SMALL = ROOT / "instances" / "deployments" / "tiny" / "t5x5_3_2x2.toml"
@@ -74,7 +73,7 @@ def test_check_fails_on_a_game_its_replay_contradicts_or_that_did_not_finish(cap
 @pytest.mark.parametrize("pairs, extra, message", [
     (['{ backend = "nope" }'], "", "unknown strategy 'nope'"),
     (['{ backend = "random", formulation = "loud" }'], "", "announcement rule"),
-    (['{ backend = "posterior", formulation = "sunk" }'], "", "ship or none rule"),
+    (['{ backend = "shiponly:ShipOnly", formulation = "sunk" }'], "", "under the ship rule, not 'sunk'"),
     (['{ backend = "thompson", options = { blok = 3 } }'], "", "has no option 'blok'"),
     (['{ backend = "random" }'], "repetitions = 2\n", "repeats by games"),
 ])

@@ -14,7 +14,11 @@ qualifies one):
   ``--watch`` and ``--strip``), or None; ``decide(position, heat)`` gives the shot and,
   when asked, the heat map it came from (one belief per turn: a sampling strategy draws
   once);
-* ``validate()``: called with the options set; raise UsageError on a bad value.
+* ``validate()``: called with the options set; raise UsageError on a bad value;
+* ``markov``: True when its shot depends on the position alone, not on what it did
+  before (exact walks then memoise on the position: :mod:`harness.play.exact`);
+* ``expected_shots(board, rule)``: optional, its exact expected shots in closed form, or
+  None.
 
 A strategy that finds no deployment fits the position raises
 :class:`~harness.play.game.ImpossiblePosition`; the game ends as an ``error``.  Built-ins
@@ -32,13 +36,13 @@ from harness.errors import UsageError
 from harness.play.game import RULES
 
 
-
 class Strategy:
     """Base of every strategy (see the module docstring)."""
 
     name = "strategy"
     options: dict[str, Option] = {}
     rules: tuple[str, ...] = RULES
+    markov = False  # its shot depends on the position alone (not on its own earlier shots)
 
     def __init__(self, **options: Any):
         self.opts = self.resolve_options(options)
@@ -70,6 +74,12 @@ class Strategy:
 
     def validate(self) -> None:
         """Raise UsageError when an option's value is unusable (names are checked already)."""
+
+    @classmethod
+    def expected_shots(cls, board: Any, rule: str) -> Any:
+        """The exact expected number of shots on ``board`` (labelled ships, hint-free) under ``rule``, in closed
+        form (a Fraction), or None when there is none."""
+        return None
 
     def start(self, board: Any, rule: str, rng: Any) -> None:
         if rule not in self.rules:
@@ -121,4 +131,4 @@ def get_strategy(name: str) -> type[Strategy]:
     return FAMILY.load(name)
 
 
-__all__ = ["FAMILY", "Option", "RULES", "STRATEGIES", "Strategy", "UsageError", "get_strategy"]
+__all__ = ["FAMILY", "RULES", "STRATEGIES", "Option", "Strategy", "UsageError", "get_strategy"]

@@ -3,7 +3,7 @@
 Each ship afloat is counted on its own (ships are not checked against each other: that
 is what ``posterior`` adds).  A placement fits when it avoids every miss and every cell
 of a sunk ship whose cells are known (under the ``ship`` rule, a sunk ship whose only
-placement through its sinking cell within the hits), and, where ships may not touch,
+placement through its sinking cell within the hits made up to its sink), and, where ships may not touch,
 every cell around such a ship.  While some hit is not explained
 by a sunk ship (*target* mode), only placements through such hits count, each weighted
 by how many of them it covers; otherwise (*hunt*) every fitting placement counts 1.
@@ -19,6 +19,7 @@ from harness.play.strategies import Strategy
 
 class DensityStrategy(Strategy):
     name = "density"
+    markov = True
 
     def start(self, board, rule, rng):
         from harness.counting.placements import layout
@@ -46,8 +47,9 @@ class DensityStrategy(Strategy):
         afloat = []
         for name, copies, m in self.ships:
             if name in position.sunk_at:
-                sink = self.index[position.sunk_at[name]]
-                inside = (m[:, sink] == 1) & ((m @ (1 - hits)) == 0)
+                cell = position.sunk_at[name]
+                then = self._vector(position.sink_hits[position.sinks.index(cell)])  # hits made up to the sink
+                inside = (m[:, self.index[cell]] == 1) & ((m @ (1 - then)) == 0)
                 if inside.sum() == 1:
                     resolved |= m[np.flatnonzero(inside)[0]]
                 continue

@@ -1,19 +1,20 @@
 """The ``posterior`` strategy: the exact posterior of every cell from the dp's marginals; shoot the most likely cell not shot yet.
 
-The position (misses, hits, the ships sunk and where, sinks announced) is a deployment
-with hints; :func:`harness.counting.marginals.marginals` counts, for every cell, the
-deployments that put a ship there.  Every labelled deployment that fits is equally
-likely (the hidden one was drawn uniformly), so count / total is the exact probability.
-Ties go to the first cell in board order.  Positions recur across games (the first
-shots especially), so the marginals are memoised by position, per strategy.  Rules ``ship`` and
-``none`` only: the ``sunk`` rule has no deployment form.
+The position (misses, hits, the ships sunk, where and within which hits, sinks announced)
+is a deployment with hints; :func:`harness.counting.marginals.marginals` counts, for every
+cell, the deployments that put a ship there.  Under the ``sunk`` rule (sinks without
+names) the position is one deployment per way of naming the sunk ships
+(:meth:`~harness.play.game.Position.deployments`) and the marginals are their sums.
+Every labelled deployment that fits is equally likely (the hidden one was drawn
+uniformly), so count / total is the exact probability.  Ties go to the first cell in
+board order.  Positions recur across games (the first shots especially), so the
+marginals are memoised by position, per strategy.  Every rule.
 """
 
 from __future__ import annotations
 
 from harness.play.game import ImpossiblePosition
 from harness.play.strategies import Strategy
-
 
 _MEMO: dict = {}  # strategy name -> {position's content hash: marginals}
 _MEMO_SIZE = 4096
@@ -33,12 +34,32 @@ def _marginals(owner: str, dep):
     return got
 
 
+def position_marginals(owner: str, position):
+    """The exact marginals of a game position under any rule: those of each of its deployments, summed."""
+    from harness.counting.marginals import Marginals
+
+    parts = [_marginals(owner, dep) for dep in position.deployments()]
+    if len(parts) == 1:
+        return parts[0]
+    out = Marginals(0, {c: 0 for c in position.board.cells}, {p.name: {} for p in position.board.pieces}, {})
+    for m in parts:
+        out.total += m.total
+        for c, n in m.occupied.items():
+            out.occupied[c] += n
+        for name, per in m.by_piece.items():
+            for c, n in per.items():
+                out.by_piece[name][c] = out.by_piece[name].get(c, 0) + n
+        for key, n in m.placements.items():
+            out.placements[key] = out.placements.get(key, 0) + n
+    return out
+
+
 class PosteriorStrategy(Strategy):
     name = "posterior"
-    rules = ("ship", "none")  # the 'sunk' rule (sinks without names) has no deployment form
+    markov = True
 
     def marginals(self, position):
-        m = _marginals(self.name, position.deployment())
+        m = position_marginals(self.name, position)
         if m.total == 0:
             raise ImpossiblePosition(f"no deployment fits the position after {position.shots} shots")
         return m

@@ -22,6 +22,7 @@ MAX_BLOCKS = 2000
 
 class ThompsonStrategy(Strategy):
     name = "thompson"
+    markov = True
     options = {"block": Option(10_000, int, help="fleets drawn per block", minimum=1)}
 
     def start(self, board, rule, rng):

@@ -1,0 +1,512 @@
+"""Exact optimal play on small boards: the minimum expected number of shots over every policy, by search over belief states.
+
+A game's hidden deployment is uniform over the board's labelled deployments (the ships
+of :func:`~harness.play.game.labelled`).  Every deployment is listed once
+(:class:`Beliefs`); a *belief state* is the set ``D`` of deployments that fit what was
+announced (a bitmask over the list) together with the hits ``H`` (a bitmask over the
+cells).  That pair is a sufficient statistic: the cells shot so far are ``H`` and misses
+no deployment of ``D`` covers, and such cells are never worth a shot.
+
+Every game makes exactly ``K`` hits (``K`` ship cells), so the number of shots is ``K`` plus
+the misses, and the search minimises the **sum of misses over the deployments of D**, an
+integer: ``W(D, H) = min over cells c of [misses of c in D + sum over announcements o of
+W(D_o, H_o)]``.  The expected number of shots is ``K + W / |D|``: an exact fraction.
+
+What makes it fast enough:
+
+* a cell every deployment of ``D`` covers (a certain hit) is shot at once: it costs no
+  miss and only adds information, so some optimal policy takes it first (the brute force
+  of :func:`brute_value`, which has no such rule, agrees on every tiny board tested);
+* cells are tried best-first (most deployments covering them), the first being the
+  ``posterior`` strategy's shot, and every candidate is pruned by the best found so far
+  (depth-first branch and bound with a bound passed down: :meth:`Search.value` returns
+  the exact value when it is below the bound, else a lower bound at least the bound);
+* a state starts from a lower bound of its misses (:func:`_hunt_bound`: until its next
+  hit a deployment sees one shared sequence of shots, and ``j`` shots hit at most the
+  ``j`` largest coverages);
+* values (exact, or the best lower bound proved) are memoised by ``(D, H)``;
+* at the first shot only one cell per orbit of the board's symmetries is tried.
+
+:class:`Search` stops at a deadline or a state budget with the bounds proved so far
+(:class:`Stopped`).  :class:`CompiledSearch` is the same search compiled with numba
+(:mod:`harness.play._optimal_nb`, about three times the states per second, its memo a
+table sized by the memory it may use); :func:`make_search` picks it for boards of at
+most 64 cells.  Both are checked against :func:`brute_value` and against each other.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from harness.counting.deployment import Deployment
+from harness.play.game import RULES, labelled
+
+
+class Stopped(Exception):
+    """The search reached its deadline or its state budget."""
+
+
+@dataclass
+class Beliefs:
+    """Every labelled deployment of a board, as bitmasks the search works on.
+
+    ``occupied[i]``: the deployments that put a ship on cell ``i``; ``sinking[i]``: per ship,
+    ``(other cells of a placement through i, deployments with the ship there)``: a hit on
+    ``i`` sinks the ship in those deployments once the other cells are hits."""
+
+    board: Deployment
+    rule: str
+    cells: tuple  # index -> cell
+    ships: tuple  # ship names (labelled)
+    deployments: list  # per deployment: tuple of cell-index tuples, one per ship
+    occupied: list  # per cell: int bitmask over deployments
+    sinking: list  # per cell: list of (ship index, int cell mask of the rest, int deployment mask)
+    ship_cells: int  # K
+
+    @classmethod
+    def of(cls, board: Deployment, rule: str = "ship", most: int = 2_000_000) -> Beliefs:
+        from harness.counting.brute import _deployments
+        from harness.counting.placements import layout
+
+        if rule not in RULES:
+            raise ValueError(f"unknown announcement rule {rule!r} (choose from {', '.join(RULES)})")
+        ships = labelled(board)
+        lay = layout(ships)
+        names = tuple(t.name for t in lay.types)
+        listed = []
+        for chosen, _ in _deployments(ships, lay):
+            by_ship = [()] * len(names)
+            for k, p in chosen:
+                by_ship[k] = tuple(p)
+            listed.append(tuple(by_ship))
+            if len(listed) > most:
+                raise ValueError(f"{board.name}: more than {most:,} deployments: too many to search")
+        if not listed:
+            raise ValueError(f"{board.name}: the fleet fits nowhere on the board")
+        n = len(lay.cells)
+        occ = [0] * n
+        per_placement: dict = {}
+        for j, dep in enumerate(listed):
+            bit = 1 << j
+            for k, p in enumerate(dep):
+                per_placement[(k, p)] = per_placement.get((k, p), 0) | bit
+                for i in p:
+                    occ[i] |= bit
+        sinking: list = [[] for _ in range(n)]
+        for (k, p), mask in per_placement.items():
+            for i in p:
+                rest = sum(1 << q for q in p if q != i)
+                sinking[i].append((k, rest, mask))
+        size = sum(len(p) for p in listed[0])
+        return cls(board, rule, lay.cells, names, listed, occ, sinking, size)
+
+    @property
+    def full(self) -> int:
+        return (1 << len(self.deployments)) - 1
+
+    def outcomes(self, d: int, h: int, i: int) -> list[tuple[Any, int]]:
+        """The announcements a shot at cell ``i`` can give in state ``(d, h)``: ``[(what, deployments)]``, empty
+        parts left out.  ``what``: ``"miss"``, ``"hit"``, or the sunk ship's index (``"sunk"`` under the sunk
+        rule)."""
+        hit = d & self.occupied[i]
+        out = []
+        miss = d & ~self.occupied[i]
+        if miss:
+            out.append(("miss", miss))
+        if not hit:
+            return out
+        if self.rule == "none":
+            out.append(("hit", hit))
+            return out
+        sunk: dict = {}
+        for k, rest, mask in self.sinking[i]:
+            if rest & ~h:
+                continue
+            part = hit & mask
+            if part:
+                key = k if self.rule == "ship" else "sunk"
+                sunk[key] = sunk.get(key, 0) | part
+        plain = hit
+        for part in sunk.values():
+            plain &= ~part
+        if plain:
+            out.append(("hit", plain))
+        out.extend(sunk.items())
+        return out
+
+    def symmetric_cells(self) -> list[int]:
+        """One cell per orbit of the board's symmetries that map the board and every ship's shape onto
+        themselves (the first shot's candidates)."""
+        from harness.counting.geometry import Grid  # noqa: F401 (the grid's own transforms)
+
+        b = self.board
+        if b.grid.kind != "square":
+            return list(range(len(self.cells)))
+        rows, cols = b.rows, b.cols
+        maps = [lambda r, c: (r, c), lambda r, c: (rows - 1 - r, c), lambda r, c: (r, cols - 1 - c),
+                lambda r, c: (rows - 1 - r, cols - 1 - c)]
+        if rows == cols:
+            maps += [lambda r, c: (c, r), lambda r, c: (cols - 1 - c, r), lambda r, c: (c, rows - 1 - r),
+                     lambda r, c: (cols - 1 - c, rows - 1 - r)]
+        index = {c: i for i, c in enumerate(self.cells)}
+        good = []
+        for g in maps:
+            image = {g(*c) for c in b.cells}
+            if image != set(b.cells):
+                continue
+            if not all(_shape_kept(b, p.cells, g) for p in b.pieces):
+                continue
+            good.append(g)
+        seen, out = set(), []
+        for i, c in enumerate(self.cells):
+            if i in seen:
+                continue
+            out.append(i)
+            seen |= {index[g(*c)] for g in good}
+        return out
+
+
+def _shape_kept(board: Deployment, shape: tuple, g) -> bool:
+    """Whether the symmetry ``g`` maps a ship's placements to placements (its orientations are closed under it)."""
+    mapped = tuple(g(*c) for c in shape)
+    return board.grid.normal(mapped) in board.grid.orientations(shape, board.reflections)
+
+
+@dataclass
+class Search:
+    """Depth-first branch and bound over belief states (see the module docstring)."""
+
+    beliefs: Beliefs
+    deadline: float | None = None  # time.monotonic() value
+    budget: int | None = None  # most states expanded
+    exact: dict = field(default_factory=dict)  # (d, h) -> exact W
+    lower: dict = field(default_factory=dict)  # (d, h) -> a lower bound of W
+    states: int = 0
+    best_first: dict = field(default_factory=dict)  # (d, h) -> the cell index of an optimal shot
+
+    def lower_of(self, d: int, h: int) -> int:
+        return self.exact.get((d, h), self.lower.get((d, h), 0))
+
+    def best_of(self, d: int, h: int) -> int | None:
+        return self.best_first.get((d, h))
+
+    def _tick(self) -> None:
+        self.states += 1
+        if self.budget is not None and self.states > self.budget:
+            raise Stopped(f"state budget {self.budget:,} reached")
+        if self.deadline is not None and not self.states & 255 and time.monotonic() > self.deadline:
+            raise Stopped("time limit reached")
+
+    def _expand(self, d: int, h: int) -> tuple:
+        """(``n``, a certain cell or None, ``[(-k, cell)]`` the cells some deployment covers, most first)."""
+        n = d.bit_count()
+        live = []
+        for i, occ in enumerate(self.beliefs.occupied):
+            if h >> i & 1:
+                continue
+            k = (d & occ).bit_count()
+            if k == n:
+                return n, i, []
+            if k:
+                live.append((-k, i))
+        live.sort()
+        return n, None, live
+
+    def _children(self, d: int, h: int, i: int) -> list:
+        """The states a shot at ``i`` leads to, ``[(deployments, hits)]``, the largest first."""
+        bit = 1 << i
+        occ = self.beliefs.occupied[i]
+        got = [(part, h | bit if part & occ else h) for _, part in self.beliefs.outcomes(d, h, i)]
+        got.sort(key=lambda t: -t[0].bit_count())
+        return got
+
+    def _bound(self, d: int, h: int) -> int:
+        """A lower bound of ``W(d, h)``: its exact value or proved bound when known, else :func:`_hunt_bound`."""
+        if d & (d - 1) == 0:
+            return 0
+        key = (d, h)
+        got = self.exact.get(key)
+        if got is not None:
+            return got
+        got = self.lower.get(key)
+        if got is not None:
+            return got
+        n, forced, live = self._expand(d, h)
+        low = self.lower[key] = 0 if forced is not None else _hunt_bound(n, live)
+        return low
+
+    def _sum(self, kids: list, total: int, best: float) -> int:
+        """``total`` plus the values of ``kids``, stopped once it reaches ``best`` (then a lower bound of it)."""
+        bounds = [self._bound(part, h2) for part, h2 in kids]
+        rest = sum(bounds)
+        if total + rest >= best:
+            return total + rest
+        exact = self.exact
+        for (part, h2), low in zip(kids, bounds):
+            rest -= low
+            if part & (part - 1) == 0:
+                continue
+            got = exact.get((part, h2))
+            total += got if got is not None else self.value(part, h2, best - total - rest)
+            if total + rest >= best:
+                return total + rest
+        return total
+
+    def value(self, d: int, h: int, cutoff: float = float("inf"), first: list | None = None) -> int:
+        """``W(d, h)`` when it is below ``cutoff``; else a lower bound of it that is at least ``cutoff``."""
+        if d & (d - 1) == 0:
+            return 0  # one deployment left: every cell of it is a certain hit
+        key = (d, h)
+        got = self.exact.get(key)
+        if got is not None:
+            return got
+        low = self.lower.get(key, 0)
+        if low >= cutoff:
+            return low
+        self._tick()
+        n, forced, live = self._expand(d, h)
+        if forced is not None:
+            total = self._sum(self._children(d, h, forced), 0, cutoff)
+            if total >= cutoff:
+                self.lower[key] = max(low, total)
+                return total
+            self.exact[key] = total
+            self.best_first[key] = forced
+            return total
+        if not live:
+            return 0  # every ship cell is hit
+        if first is not None:
+            allowed = set(first)
+            live = [t for t in live if t[1] in allowed]
+        low = max(low, _hunt_bound(n, live))
+        if low >= cutoff:
+            self.lower[key] = low
+            return low
+        best, best_cell = cutoff, None
+        proved = None  # the least lower bound of a pruned cell
+        for k, i in live:
+            if n + k >= best:  # cells come by hits (k is minus the hits): every later one misses as often or more
+                proved = n + k if proved is None else min(proved, n + k)
+                break
+            total = self._sum(self._children(d, h, i), n + k, best)
+            if total >= best:
+                proved = total if proved is None else min(proved, total)
+            else:
+                best, best_cell = total, i
+        if best_cell is None:
+            low = max(low, cutoff if proved is None else proved)
+            self.lower[key] = low
+            return low
+        self.exact[key] = best
+        self.best_first[key] = best_cell
+        return best
+
+
+class CompiledSearch:
+    """:class:`Search` compiled (:mod:`harness.play._optimal_nb`): the same values, its memo a table of ``slots``
+    entries (default: as many as 60% of ``memory_mb`` megabytes hold, 256 MB when not given); a full table stops
+    the search like its deadline."""
+
+    SLICE = 200_000  # expansions between looks at the clock
+
+    def __init__(self, beliefs: Beliefs, memory_mb: int | None = None, slots: int | None = None):
+        import numpy as np
+
+        from harness.play._optimal_nb import RULE_CODES
+
+        if len(beliefs.cells) > 64:
+            raise ValueError("the compiled search takes boards of at most 64 cells")
+        self.beliefs = beliefs
+        self.deadline: float | None = None
+        self.budget: int | None = None
+        n = len(beliefs.deployments)
+        self.words = w = (n + 63) // 64
+        self.occ = np.array([_words(o, w) for o in beliefs.occupied], np.uint64).reshape(len(beliefs.cells), w)
+        start, ship, rest, mask = [0], [], [], []
+        for per in beliefs.sinking:
+            for k, r, m in per:
+                ship.append(k)
+                rest.append(r)
+                mask.append(_words(m, w))
+            start.append(len(ship))
+        self.sink_start = np.array(start, np.int64)
+        self.sink_ship = np.array(ship, np.int64)
+        self.sink_rest = np.array(rest, np.uint64)
+        self.sink_mask = np.array(mask, np.uint64).reshape(len(ship), w)
+        self.rule = RULE_CODES[beliefs.rule]
+        per_slot = 8 * w + 8 + 1 + 8 + 8 + 2
+        if slots is None:
+            budget = memory_mb * (1 << 20) * 0.6 if memory_mb else 256 * (1 << 20)
+            slots = 1 << max(10, int(budget // per_slot).bit_length() - 1)
+        self.keys = np.zeros((slots, w), np.uint64)
+        self.hkeys = np.zeros(slots, np.uint64)
+        self.used = np.zeros(slots, np.int8)
+        self.exact = np.full(slots, -1, np.int64)
+        self.lower = np.zeros(slots, np.int64)
+        self.best_cell = np.full(slots, -1, np.int16)
+        self.counters = np.zeros(4, np.int64)
+        rows, cells, ships = len(beliefs.cells) + 3, len(beliefs.cells), len(beliefs.ships)
+        self.scratch = (np.zeros((rows, cells), np.int64), np.zeros((rows, cells), np.int64),
+                        np.zeros((rows, ships + 2, w), np.uint64), np.zeros((rows, ships + 2), np.uint64),
+                        np.zeros((rows, ships + 2), np.int64), np.zeros((rows, ships, w), np.uint64),
+                        np.zeros((rows, w), np.uint64))
+
+    @property
+    def states(self) -> int:
+        return int(self.counters[0])
+
+    def _call(self, d: int, h: int, cutoff: int, allowed: int) -> int:
+        import numpy as np
+
+        from harness.play import _optimal_nb as nb
+
+        dw = np.array(_words(d, self.words), np.uint64)
+        c = self.counters
+        while True:
+            if self.budget is not None and c[0] >= self.budget:
+                raise Stopped(f"state budget {self.budget:,} reached")
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise Stopped("time limit reached")
+            step = self.SLICE if self.budget is None else min(self.SLICE, self.budget - int(c[0]))
+            c[1], c[3] = 0, c[0] + step
+            got = nb.value(dw, np.uint64(h), np.int64(cutoff), np.uint64(allowed), 0, self.occ, self.rule,
+                           self.sink_start, self.sink_ship, self.sink_rest, self.sink_mask, len(self.beliefs.ships),
+                           self.keys, self.hkeys, self.used, self.exact, self.lower, self.best_cell, c,
+                           *self.scratch)
+            if c[1] == 2:
+                raise Stopped(f"the memo table is full ({len(self.used):,} states): give it more memory")
+            if c[1] == 0:
+                return int(got)
+
+    def value(self, d: int, h: int, cutoff: float = float("inf"), first: list | None = None) -> int:
+        from harness.play._optimal_nb import BIG
+
+        allowed = (1 << 64) - 1 if first is None else sum(1 << i for i in first)
+        return self._call(d, h, int(min(cutoff, BIG)), allowed)
+
+    def _slot(self, d: int, h: int) -> int | None:
+        import numpy as np
+
+        from harness.play._optimal_nb import _find
+
+        dw = np.array(_words(d, self.words), np.uint64)
+        slot = int(_find(self.keys, self.hkeys, self.used, dw, np.uint64(h)))
+        return slot if self.used[slot] else None
+
+    def lower_of(self, d: int, h: int) -> int:
+        slot = self._slot(d, h)
+        return 0 if slot is None else int(max(self.lower[slot], self.exact[slot]))
+
+    def best_of(self, d: int, h: int) -> int | None:
+        slot = self._slot(d, h)
+        return None if slot is None or self.best_cell[slot] < 0 else int(self.best_cell[slot])
+
+
+def make_search(beliefs: Beliefs, memory_mb: int | None = None) -> Search | CompiledSearch:
+    """The compiled search where the board has at most 64 cells (its table in 40% of ``memory_mb``), else the
+    Python one."""
+    if len(beliefs.cells) <= 64:
+        return CompiledSearch(beliefs, memory_mb=None if memory_mb is None else max(64, int(memory_mb * 0.4 / 0.6)))
+    return Search(beliefs)
+
+
+def _words(x: int, w: int) -> list[int]:
+    mask = (1 << 64) - 1
+    return [(x >> (64 * j)) & mask for j in range(w)]
+
+
+@dataclass
+class Optimum:
+    """The optimum of one board under one rule: exact expected shots and what the search took."""
+
+    board: str
+    rule: str
+    deployments: int
+    ship_cells: int
+    misses: int | None  # the sum over deployments of the misses of an optimal policy (None when stopped)
+    lower: int  # a proved lower bound of that sum (= misses when solved)
+    first: tuple | None  # an optimal first shot (a cell)
+    states: int
+    wall_s: float
+    cpu_s: float
+    stopped: str | None = None
+
+    @property
+    def expected(self) -> Fraction | None:
+        return None if self.misses is None else Fraction(self.ship_cells) + Fraction(self.misses, self.deployments)
+
+    @property
+    def bound(self) -> Fraction:
+        return Fraction(self.ship_cells) + Fraction(self.lower, self.deployments)
+
+
+def optimum(board: Deployment, rule: str = "ship", time_limit: float | None = None,
+            budget: int | None = None, search: Search | None = None) -> Optimum:
+    """The minimum expected number of shots to sink the fleet of ``board`` (a hint-free deployment) under
+    ``rule``, with an optimal first shot; stopped at ``time_limit`` seconds or ``budget`` states with the lower
+    bound proved (``misses`` None)."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    if search is None:
+        beliefs = Beliefs.of(board, rule)
+        search = make_search(beliefs)
+    beliefs = search.beliefs
+    search.deadline = None if time_limit is None else time.monotonic() + time_limit
+    search.budget = budget
+    d, h = beliefs.full, 0
+    stopped = None
+    misses = None
+    try:
+        misses = search.value(d, h, first=beliefs.symmetric_cells())
+    except Stopped as why:
+        stopped = str(why)
+    lower = misses if misses is not None else max(search.lower_of(d, h), _first_bound(beliefs))
+    first = search.best_of(d, h)
+    return Optimum(board.name, rule, len(beliefs.deployments), beliefs.ship_cells, misses, lower,
+                   None if first is None else tuple(beliefs.cells[first]), search.states,
+                   time.perf_counter() - w0, time.process_time() - c0, stopped)
+
+
+def _hunt_bound(n: int, live: list) -> int:
+    """A lower bound of the misses from a state of ``n`` deployments whose cells not hit yet cover ``k`` of
+    them each (``live``: ``(-k, cell)``, most first): until its next hit a deployment sees one shared sequence of
+    shots, and after ``j`` shots at most the ``j`` largest ``k`` have been hit, so shot ``j + 1`` misses at least
+    ``n`` minus their sum."""
+    bound, covered = 0, 0
+    for k, _ in live:
+        covered -= k
+        if covered >= n:
+            break
+        bound += n - covered
+    return bound
+
+
+def _first_bound(beliefs: Beliefs) -> int:
+    n = len(beliefs.deployments)
+    return _hunt_bound(n, sorted((-occ.bit_count(), i) for i, occ in enumerate(beliefs.occupied)))
+
+
+def brute_value(beliefs: Beliefs, d: int | None = None, h: int = 0, memo: dict | None = None) -> int:
+    """W by plain recursion over every cell and every announcement, no pruning and no certain-hit rule: the
+    minimum over all policies (tiny boards only; the check of :class:`Search`)."""
+    d = beliefs.full if d is None else d
+    memo = {} if memo is None else memo
+    key = (d, h)
+    if key in memo:
+        return memo[key]
+    n = d.bit_count()
+    best = None
+    for i, occ in enumerate(beliefs.occupied):
+        if h >> i & 1 or not d & occ:
+            continue
+        total = n - (d & occ).bit_count()
+        for _, part in beliefs.outcomes(d, h, i):
+            total += brute_value(beliefs, part, h | 1 << i if part & occ else h, memo)
+        best = total if best is None else min(best, total)
+    memo[key] = 0 if best is None else best
+    return memo[key]
+
+
+__all__ = ["Beliefs", "CompiledSearch", "Optimum", "Search", "Stopped", "brute_value", "make_search", "optimum"]
