@@ -3,7 +3,8 @@
 The same search as :class:`harness.play.optimal.Search` (certain hits first, cells by
 coverage, the hunt bound, bounds passed down, child bounds before recursion, values
 memoised by ``(D, H)``), with a deployment set as ``W`` 64-bit words and the memo an
-open-addressing table in arrays (exact values, proved lower bounds, the best cell).
+open-addressing table in arrays (exact values, proved lower bounds, the best cell + 1;
+all zero until a slot is claimed, so memory is touched only where states are kept).
 Nothing is allocated per state: every depth has its rows of scratch arrays (``sc``).
 Work comes in slices of ``budget`` expansions: a slice that runs out sets a flag and
 unwinds without storing anything it had not finished; the next slice starts again from
@@ -245,7 +246,7 @@ def value(d, h, cutoff, allowed, depth, occ, rule, sink_start, sink_ship, sink_r
             lower[slot] = max(low, total)
             return total
         exact[slot] = total
-        best_cell[slot] = forced
+        best_cell[slot] = forced + 1
         return total
     if allowed != ~np.uint64(0):
         keep = 0
@@ -290,7 +291,7 @@ def value(d, h, cutoff, allowed, depth, occ, rule, sink_start, sink_ship, sink_r
         lower[slot] = low
         return low
     exact[slot] = best
-    best_cell[slot] = best_i
+    best_cell[slot] = best_i + 1
     return best
 
 

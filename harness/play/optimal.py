@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from harness.counting.deployment import Deployment
+from harness.counting.deployment import Deployment, Piece
+from harness.counting.geometry import Grid
 from harness.play.game import RULES, labelled
 
 
@@ -344,9 +345,9 @@ class CompiledSearch:
         self.keys = np.zeros((slots, w), np.uint64)
         self.hkeys = np.zeros(slots, np.uint64)
         self.used = np.zeros(slots, np.int8)
-        self.exact = np.full(slots, -1, np.int64)
+        self.exact = np.zeros(slots, np.int64)  # -1 once claimed, until exact (pages touched only where used)
         self.lower = np.zeros(slots, np.int64)
-        self.best_cell = np.full(slots, -1, np.int16)
+        self.best_cell = np.zeros(slots, np.int16)  # the best cell + 1; 0: none
         self.counters = np.zeros(4, np.int64)
         rows, cells, ships = len(beliefs.cells) + 3, len(beliefs.cells), len(beliefs.ships)
         self.scratch = (np.zeros((rows, cells), np.int64), np.zeros((rows, cells), np.int64),
@@ -402,13 +403,29 @@ class CompiledSearch:
 
     def best_of(self, d: int, h: int) -> int | None:
         slot = self._slot(d, h)
-        return None if slot is None or self.best_cell[slot] < 0 else int(self.best_cell[slot])
+        return None if slot is None or self.best_cell[slot] <= 0 else int(self.best_cell[slot]) - 1
+
+
+_COMPILED: list[bool] = []  # whether the compiled search loads in this process (found once)
+
+
+def compiled_available() -> bool:
+    """Whether numba compiles and runs the search here (llvmlite needs address space: under a small memory limit
+    it fails to load, and the Python search takes over)."""
+    if not _COMPILED:
+        try:
+            board = Deployment(Grid("square"), frozenset({(0, 0), (0, 1)}), (Piece("A", ((0, 0),)),), name="probe")
+            CompiledSearch(Beliefs.of(board), slots=1024).value(3, 0)
+            _COMPILED.append(True)
+        except (OSError, ImportError, MemoryError):
+            _COMPILED.append(False)
+    return _COMPILED[0]
 
 
 def make_search(beliefs: Beliefs, memory_mb: int | None = None) -> Search | CompiledSearch:
-    """The compiled search where the board has at most 64 cells (its table in 40% of ``memory_mb``), else the
-    Python one."""
-    if len(beliefs.cells) <= 64:
+    """The compiled search where the board has at most 64 cells and numba loads (its table in 40% of
+    ``memory_mb``), else the Python one."""
+    if len(beliefs.cells) <= 64 and compiled_available():
         return CompiledSearch(beliefs, memory_mb=None if memory_mb is None else max(64, int(memory_mb * 0.4 / 0.6)))
     return Search(beliefs)
 

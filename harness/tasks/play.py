@@ -296,6 +296,42 @@ def load_board(path: Path, shown: str) -> Subject:
     return subject
 
 
+def strategy_pair(entry: dict[str, Any], where: str, path: Path, task: str,
+                  special: tuple[str, ...] = ()) -> tuple[str, str, tuple]:
+    """(strategy, rule, its configured options resolved and sorted) of a ``[[pairs]]`` table naming a strategy
+    (``strategy`` or ``backend``) and a rule (``rule`` or ``formulation``, default ``ship``), checked against the
+    strategy (ConfigError naming the key); a name of ``special`` is no strategy and takes no options."""
+    from harness.play.game import RULES
+    from harness.play.strategies import get_strategy
+
+    key = one_of(entry, ("strategy", "backend"), where, path)
+    name = get(entry, key, str, path, required=True, where=f"{where}.{key}")
+    rule_key = one_of(entry, ("rule", "formulation"), where, path)
+    rule = get(entry, rule_key, str, path, where=f"{where}.{rule_key}") or "ship"
+    if rule not in RULES:
+        raise ConfigError(path, f"{where}.{rule_key}", f"the {task} task's {rule_key} is the announcement rule: "
+                          f"one of {', '.join(RULES)}, not {rule!r}")
+    options = get(entry, "options", dict, path, where=f"{where}.options") or {}
+    if name in special:
+        if options:
+            raise ConfigError(path, f"{where}.options", f"{name} takes no options")
+        return name, rule, ()
+    try:
+        strategy = get_strategy(name)
+    except InputError as exc:
+        raise ConfigError(path, f"{where}.{key}", str(exc) + (f" (or {', '.join(map(repr, special))})"
+                                                              if special else "")) from None
+    option_types(strategy.options, f"strategy {name}", options, path, where)
+    try:
+        resolved = strategy.resolve_options(options)
+    except InputError as exc:
+        raise ConfigError(path, f"{where}.options", str(exc)) from None
+    if rule not in strategy.rules:
+        raise ConfigError(path, f"{where}.{rule_key}", f"the {name} strategy plays under the "
+                          f"{' or '.join(strategy.rules)} rule, not {rule!r}")
+    return name, rule, tuple(sorted((k, resolved[k]) for k in options))
+
+
 class PlayTask(TaskType):
     """The play task (see the module docstring)."""
 
@@ -315,34 +351,11 @@ class PlayTask(TaskType):
 
     @classmethod
     def parse_pair(cls, entry: dict[str, Any], where: str, path: Path, spec: TaskSpec) -> PairSpec:
-        from harness.play.game import RULES
-        from harness.play.strategies import get_strategy
-
-        key = one_of(entry, ("strategy", "backend"), where, path)
-        name = get(entry, key, str, path, required=True, where=f"{where}.{key}")
         games = get(entry, "games", int, path, where=f"{where}.games")
         if games is not None and games < 1:
             raise ConfigError(path, f"{where}.games", "must be >= 1")
-        try:
-            strategy = get_strategy(name)
-        except InputError as exc:
-            raise ConfigError(path, f"{where}.{key}", str(exc)) from None
-        rule_key = one_of(entry, ("rule", "formulation"), where, path)
-        rule = get(entry, rule_key, str, path, where=f"{where}.{rule_key}") or "ship"
-        if rule not in RULES:
-            raise ConfigError(path, f"{where}.{rule_key}", f"the play task's {rule_key} is the announcement rule: "
-                              f"one of {', '.join(RULES)}, not {rule!r}")
-        options = get(entry, "options", dict, path, where=f"{where}.options") or {}
-        option_types(strategy.options, f"strategy {name}", options, path, where)
-        try:
-            resolved = strategy.resolve_options(options)
-        except InputError as exc:
-            raise ConfigError(path, f"{where}.options", str(exc)) from None
-        if rule not in strategy.rules:
-            raise ConfigError(path, f"{where}.{rule_key}", f"the {name} strategy plays under the "
-                              f"{' or '.join(strategy.rules)} rule, not {rule!r}")
-        return PairSpec(name, rule, tuple(sorted((k, resolved[k]) for k in options)),
-                        (("games", games),) if games else ())
+        name, rule, options = strategy_pair(entry, where, path, "play")
+        return PairSpec(name, rule, options, (("games", games),) if games else ())
 
     @classmethod
     def load(cls, path: Path, shown: str) -> Subject:
@@ -459,4 +472,5 @@ class PlaySection(ReportSection):
 
 
 __all__ = ["DEFAULT_GAMES", "PlayOutcome", "PlayRequest", "PlayResult", "PlaySection", "PlayTask", "classify_play",
-           "deployment_id", "execute_play", "judge_play", "load_board", "sampler_for", "verify_game", "versions_of"]
+           "deployment_id", "execute_play", "judge_play", "load_board", "sampler_for", "strategy_pair", "verify_game",
+           "versions_of"]

@@ -30,7 +30,7 @@ from typing import Any
 from harness.core.failures import failure_of
 from harness.core.record import dumps
 from harness.core.status import Status, Termination, ended_early
-from harness.core.tables import get, one_of, option_types, positive_int
+from harness.core.tables import get, positive_int
 from harness.core.task import (
     Executed,
     PairSpec,
@@ -46,7 +46,7 @@ from harness.core.task import (
     termination_of,
     worker_key,
 )
-from harness.errors import ConfigError, InputError
+from harness.errors import InputError
 
 OPTIMAL = "optimal"
 BRUTE_CHECK = 12  # the judge recomputes optima of boards of at most this many cells by brute force
@@ -261,12 +261,6 @@ def classify_value(termination: Termination, exact: bool, found: bool, verdict: 
     return Status.SAT if found else Status.TIMEOUT
 
 
-def load_board(path: Path, shown: str) -> Subject:
-    from harness.tasks.play import load_board as load
-
-    return load(path, shown)
-
-
 class ValueTask(TaskType):
     """The value task (see the module docstring)."""
 
@@ -289,37 +283,14 @@ class ValueTask(TaskType):
 
     @classmethod
     def parse_pair(cls, entry: dict[str, Any], where: str, path: Path, spec: TaskSpec) -> PairSpec:
-        from harness.play.game import RULES
-        from harness.play.strategies import get_strategy
+        from harness.tasks.play import strategy_pair
 
-        key = one_of(entry, ("strategy", "backend"), where, path)
-        name = get(entry, key, str, path, required=True, where=f"{where}.{key}")
-        rule_key = one_of(entry, ("rule", "formulation"), where, path)
-        rule = get(entry, rule_key, str, path, where=f"{where}.{rule_key}") or "ship"
-        if rule not in RULES:
-            raise ConfigError(path, f"{where}.{rule_key}", f"the value task's {rule_key} is the announcement rule: "
-                              f"one of {', '.join(RULES)}, not {rule!r}")
-        options = get(entry, "options", dict, path, where=f"{where}.options") or {}
-        if name == OPTIMAL:
-            if options:
-                raise ConfigError(path, f"{where}.options", "optimal play takes no options")
-            return PairSpec(OPTIMAL, rule)
-        try:
-            strategy = get_strategy(name)
-        except InputError as exc:
-            raise ConfigError(path, f"{where}.{key}", f"{exc} (or {OPTIMAL!r})") from None
-        option_types(strategy.options, f"strategy {name}", options, path, where)
-        try:
-            resolved = strategy.resolve_options(options)
-        except InputError as exc:
-            raise ConfigError(path, f"{where}.options", str(exc)) from None
-        if rule not in strategy.rules:
-            raise ConfigError(path, f"{where}.{rule_key}", f"the {name} strategy plays under the "
-                              f"{' or '.join(strategy.rules)} rule, not {rule!r}")
-        return PairSpec(name, rule, tuple(sorted((k, resolved[k]) for k in options)))
+        return PairSpec(*strategy_pair(entry, where, path, "value", special=(OPTIMAL,)))
 
     @classmethod
     def load(cls, path: Path, shown: str) -> Subject:
+        from harness.tasks.play import load_board
+
         return load_board(path, shown)
 
     @classmethod

@@ -89,9 +89,19 @@ def test_check_fails_on_forged_values(capsys, store, tmp_path, backend, rule, ch
     assert any(says in line for line in out.splitlines() if not line.startswith("agreement:")), out
 
 
+@pytest.mark.parametrize("mean, fails", [(6.0, True), (6.6, False)])
+def test_a_sampled_value_fails_the_gate_only_far_below_the_optimum(capsys, store, tmp_path, mean, fails):
+    """The optimum (none rule) is 187/28 = 6.68; a sampled 6.0 +- 0.1 (95%) lies far below it, 6.6 +- 0.1 within
+    3.29 standard errors."""
+    forged = _forge(store, tmp_path, "density", "none", expected=None, mean=mean, half_width=0.1, method="sample")
+    code, out, _ = run(capsys, "check", forged)
+    assert (code == 1) == fails and ("check: passed" in out) != fails, out
+    assert any("6.000000 expected shots, below the optimum" in line for line in out.splitlines()) == fails
+
+
 @pytest.mark.parametrize("pairs, message", [
     (['{ strategy = "nope" }'], "unknown strategy 'nope'"),
-    (['{ strategy = "optimal", options = { depth = 2 } }'], "optimal play takes no options"),
+    (['{ strategy = "optimal", options = { depth = 2 } }'], "optimal takes no options"),
     (['{ strategy = "optimal", rule = "loud" }'], "announcement rule"),
     (['{ strategy = "shiponly:ShipOnly", rule = "none" }'], "under the ship rule, not 'none'"),
 ])
