@@ -38,7 +38,7 @@ def _line(name: str, res: dict[str, Any], optimum: Fraction | None) -> str:
         text += f"  {res['work']:,} {'games' if res.get('method') == 'sample' else 'nodes'}"
     if res.get("peak_rss_mb"):
         text += f", peak {res['peak_rss_mb']:.0f} MB"
-    return text + f"  [{res['deployments']:,} deployments]"
+    return text + (f"  [{res['deployments']:,} deployments]" if res.get("deployments") else "")
 
 
 def run_optimal(args: argparse.Namespace, names: list[str], made: dict, board: Any) -> int:

@@ -336,12 +336,9 @@ class ValueTask(TaskType):
         rec = base_record(spec, ex)
         board = spec.instance
         square = board.grid.kind == "square"
-        detail: dict[str, Any] = {}
-        if outcome is not None:
-            detail = {k: getattr(outcome, k) for k in ("method", "expected", "mean", "half_width", "lower",
-                                                        "deployments", "ship_cells", "cells", "misses",
-                                                        "first_shot", "work", "costly", "first_costly", "stopped",
-                                                        "note", "compute_s")}
+        keys = ("method", "expected", "mean", "half_width", "lower", "deployments", "ship_cells", "cells", "misses",
+                "first_shot", "work", "costly", "first_costly", "stopped", "note", "compute_s")
+        detail: dict[str, Any] = {k: getattr(outcome, k) if outcome is not None else None for k in keys}
         if ex.detail:
             detail["runner"] = ex.detail
         versions = outcome.versions if outcome is not None else {}

@@ -132,10 +132,12 @@ def test_play_optimal_json_and_limits(capsys):
     code, out, _ = run(capsys, "play", "--optimal", B33, "--json")
     got = json.loads(out)
     assert code == 0 and got["expected"] == "269/42" and got["first_shot"] == [1, 1]
-    code, out, _ = run(capsys, "play", "--optimal", BOARDS / "r4x4_s2_s2.toml", "-t", "3", "--json")
+    code, out, _ = run(capsys, "play", "--optimal", BOARDS / "r5x5_s3_s2.toml", "-t", "5", "--json")
     got = json.loads(out)
     assert code == 1 and got["status"] == "timeout" and got["expected"] is None
-    assert 4 <= Fraction(got["lower"]) <= Fraction(971, 112)  # a true lower bound of the optimum
+    # the search stopped itself before the limit, with a true lower bound: at least the 5 ship cells, at most the
+    # posterior strategy's exact value (10873/956, its walk)
+    assert got["stopped"] == "time limit reached" and 5 <= Fraction(got["lower"]) <= Fraction(10873, 956)
     code, out, _ = run(capsys, "play", "--optimal", BOARDS / "r5x5_s2_s2_s2.toml", "--memory-mb", "300", "--json")
     assert code == 1 and json.loads(out)["status"] == "memout"
 
