@@ -327,4 +327,24 @@ def _sum(c, total, best, depth, occ, rule, sink_start, sink_ship, sink_rest, sin
     return total
 
 
-__all__ = ["BIG", "RULE_CODES", "value"]
+@njit(cache=True)
+def compact(keys, hkeys, used, exact, lower, best_cell, new_keys, new_hkeys, new_used, new_exact, new_lower,
+            new_best):
+    """Copy the exact values into a fresh table (proved lower bounds are dropped: the search finds them again if
+    it needs them); the number of slots kept."""
+    kept = 0
+    for i in range(used.shape[0]):
+        if not used[i] or exact[i] < 0:
+            continue
+        slot = _find(new_keys, new_hkeys, new_used, keys[i], hkeys[i])
+        new_used[slot] = 1
+        new_hkeys[slot] = hkeys[i]
+        new_keys[slot, :] = keys[i]
+        new_exact[slot] = exact[i]
+        new_lower[slot] = lower[i]
+        new_best[slot] = best_cell[i]
+        kept += 1
+    return kept
+
+
+__all__ = ["BIG", "RULE_CODES", "compact", "value"]

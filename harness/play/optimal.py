@@ -308,8 +308,9 @@ class Search:
 
 class CompiledSearch:
     """:class:`Search` compiled (:mod:`harness.play._optimal_nb`): the same values, its memo a table of ``slots``
-    entries (default: as many as 60% of ``memory_mb`` megabytes hold, 256 MB when not given); a full table stops
-    the search like its deadline."""
+    entries (default: as many as 60% of ``memory_mb`` megabytes hold, 256 MB when not given); a full table keeps
+    only its exact values (twice the table while compacting) and stops the search like its deadline when those
+    fill half of it."""
 
     SLICE = 20_000  # expansions between looks at the clock (about 0.1 s)
 
@@ -349,6 +350,7 @@ class CompiledSearch:
         self.lower = np.zeros(slots, np.int64)
         self.best_cell = np.zeros(slots, np.int16)  # the best cell + 1; 0: none
         self.counters = np.zeros(4, np.int64)
+        self.compactions = 0
         rows, cells, ships = len(beliefs.cells) + 3, len(beliefs.cells), len(beliefs.ships)
         self.scratch = (np.zeros((rows, cells), np.int64), np.zeros((rows, cells), np.int64),
                         np.zeros((rows, ships + 2, w), np.uint64), np.zeros((rows, ships + 2), np.uint64),
@@ -378,9 +380,31 @@ class CompiledSearch:
                            self.keys, self.hkeys, self.used, self.exact, self.lower, self.best_cell, c,
                            *self.scratch)
             if c[1] == 2:
-                raise Stopped(f"the memo table is full ({len(self.used):,} states): give it more memory")
+                if not self._compact():
+                    raise Stopped(f"the memo table is full ({len(self.used):,} states): give it more memory")
+                continue
             if c[1] == 0:
                 return int(got)
+
+    def _compact(self) -> bool:
+        """Keep only the exact values (drop the proved bounds) when that frees at least half the table."""
+        import numpy as np
+
+        from harness.play._optimal_nb import compact
+
+        exact = int(np.count_nonzero(self.exact[self.used == 1] >= 0))
+        if exact * 2 > len(self.used):
+            return False
+        fresh = (np.zeros_like(self.keys), np.zeros_like(self.hkeys), np.zeros_like(self.used),
+                 np.zeros_like(self.exact), np.zeros_like(self.lower), np.zeros_like(self.best_cell))
+        arrays = (self.keys, self.hkeys, self.used, self.exact, self.lower, self.best_cell)
+        self.keys = self.hkeys = self.used = self.exact = self.lower = self.best_cell = None
+        kept = compact(*arrays, *fresh)
+        del arrays
+        self.keys, self.hkeys, self.used, self.exact, self.lower, self.best_cell = fresh
+        self.counters[2] = kept
+        self.compactions += 1
+        return True
 
     def value(self, d: int, h: int, cutoff: float = float("inf"), first: list | None = None) -> int:
         from harness.play._optimal_nb import BIG

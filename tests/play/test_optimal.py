@@ -102,6 +102,13 @@ def test_a_stopped_search_says_so_and_keeps_a_true_lower_bound(compiled):
     assert cut.stopped and cut.bound <= full.expected
 
 
+def test_a_full_memo_table_keeps_its_exact_values_and_the_search_goes_on():
+    board = square(3, 3, [("A", 2), ("B", 1)])
+    search = CompiledSearch(Beliefs.of(board), slots=4096)  # fills once: the bounds are dropped, the values kept
+    got = optimum(board, "ship", search=search)
+    assert search.compactions == 1 and got.expected == Fraction(269, 42) and got.stopped is None
+
+
 def test_a_full_memo_table_stops_the_compiled_search_with_a_bound():
     board = square(4, 4, [("A", 2), ("B", 2)])
     got = optimum(board, "ship", search=CompiledSearch(Beliefs.of(board), slots=1024))
