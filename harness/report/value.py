@@ -142,12 +142,12 @@ def value_headline(t: pd.DataFrame) -> str | None:
         opt = g["optimum"].dropna()
         if opt.empty:
             continue
-        others = g[~g["strategy"].str.startswith(OPTIMAL) & g["gap"].notna()]
+        others = g[~g["strategy"].str.startswith(OPTIMAL) & g["gap"].notna() & g["expected"].notna()]
         if others.empty:
             parts.append(f"On {inst} ({rule}), optimal play takes {opt.iloc[0]:.4f} shots.")
             continue
-        top = others.iloc[0]
-        parts.append(f"On {inst} ({rule}), optimal play takes {opt.iloc[0]:.4f} shots; the best strategy, "
+        top = others.sort_values("shots").iloc[0]  # exact values only: a sampled one is not ranked on its mean
+        parts.append(f"On {inst} ({rule}), optimal play takes {opt.iloc[0]:.4f} shots; the best exact strategy, "
                      f"{top['strategy']}, {top['shots']:.4f} (gap {top['gap']:+.4f}).")
     return " ".join(parts) or None
 
