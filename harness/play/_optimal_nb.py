@@ -329,12 +329,12 @@ def _sum(c, total, best, depth, occ, rule, sink_start, sink_ship, sink_rest, sin
 
 @njit(cache=True)
 def compact(keys, hkeys, used, exact, lower, best_cell, new_keys, new_hkeys, new_used, new_exact, new_lower,
-            new_best):
-    """Copy the exact values into a fresh table (proved lower bounds are dropped: the search finds them again if
-    it needs them); the number of slots kept."""
+            new_best, bounds_too):
+    """Copy the exact values (and the proved lower bounds, with ``bounds_too``: a larger table) into a fresh
+    table; the number of slots kept.  Dropped bounds are found again if the search needs them."""
     kept = 0
     for i in range(used.shape[0]):
-        if not used[i] or exact[i] < 0:
+        if not used[i] or (exact[i] < 0 and not bounds_too):
             continue
         slot = _find(new_keys, new_hkeys, new_used, keys[i], hkeys[i])
         new_used[slot] = 1

@@ -308,9 +308,9 @@ class Search:
 
 class CompiledSearch:
     """:class:`Search` compiled (:mod:`harness.play._optimal_nb`): the same values, its memo a table of ``slots``
-    entries (default: as many as 60% of ``memory_mb`` megabytes hold, 256 MB when not given); a full table keeps
-    only its exact values (twice the table while compacting) and stops the search like its deadline when those
-    fill half of it."""
+    entries (default: 65,536 growing fourfold when full up to as many as 60% of ``memory_mb`` megabytes hold,
+    256 MB when not given); a full table at its largest keeps only its exact values (twice the table while
+    compacting) and stops the search like its deadline when those fill half of it."""
 
     SLICE = 20_000  # expansions between looks at the clock (about 0.1 s)
 
@@ -340,9 +340,12 @@ class CompiledSearch:
         self.sink_mask = np.array(mask, np.uint64).reshape(len(ship), w)
         self.rule = RULE_CODES[beliefs.rule]
         per_slot = 8 * w + 8 + 1 + 8 + 8 + 2
-        if slots is None:
+        if slots is None:  # start small and grow: a table spread over many pages costs memory it does not use
             budget = memory_mb * (1 << 20) * 0.6 if memory_mb else 256 * (1 << 20)
-            slots = 1 << max(10, int(budget // per_slot).bit_length() - 1)
+            self.max_slots = 1 << max(10, int(budget // per_slot).bit_length() - 1)
+            slots = min(self.max_slots, 1 << 16)
+        else:
+            self.max_slots = slots
         self.keys = np.zeros((slots, w), np.uint64)
         self.hkeys = np.zeros(slots, np.uint64)
         self.used = np.zeros(slots, np.int8)
@@ -387,19 +390,24 @@ class CompiledSearch:
                 return int(got)
 
     def _compact(self) -> bool:
-        """Keep only the exact values (drop the proved bounds) when that frees at least half the table."""
+        """A full table grows fourfold while the memory allows (every entry moved), then keeps only its exact
+        values (drops the proved bounds) while that frees at least half of it; False when neither can."""
         import numpy as np
 
         from harness.play._optimal_nb import compact
 
-        exact = int(np.count_nonzero(self.exact[self.used == 1] >= 0))
-        if exact * 2 > len(self.used):
-            return False
-        fresh = (np.zeros_like(self.keys), np.zeros_like(self.hkeys), np.zeros_like(self.used),
-                 np.zeros_like(self.exact), np.zeros_like(self.lower), np.zeros_like(self.best_cell))
+        slots = len(self.used)
+        grow = slots * 4 <= self.max_slots
+        if not grow:
+            exact = int(np.count_nonzero(self.exact[self.used == 1] >= 0))
+            if exact * 2 > slots:
+                return False
+        size = slots * 4 if grow else slots
+        fresh = (np.zeros((size, self.words), np.uint64), np.zeros(size, np.uint64), np.zeros(size, np.int8),
+                 np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int16))
         arrays = (self.keys, self.hkeys, self.used, self.exact, self.lower, self.best_cell)
         self.keys = self.hkeys = self.used = self.exact = self.lower = self.best_cell = None
-        kept = compact(*arrays, *fresh)
+        kept = compact(*arrays, *fresh, grow)
         del arrays
         self.keys, self.hkeys, self.used, self.exact, self.lower, self.best_cell = fresh
         self.counters[2] = kept
