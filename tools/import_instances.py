@@ -376,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     import_jolyonb(args.shared, args.out, sources["jolyonb-puzzles"], args.date)
     import_seeds(args.shared, args.out, args.date)
     order = list(SUITES)
-    paths = sorted((p for p in args.out.glob("*/*.toml") if p.parent.name != "deployments"), key=lambda p: (order.index(p.parent.name)
+    paths = sorted((p for p in args.out.glob("*/*.toml") if p.parent.name not in ("deployments", "optimal")), key=lambda p: (order.index(p.parent.name)
                                                             if p.parent.name in order else 99, p.name))
     times = certify_times(args.certify_times or list(DEFAULT_CERTIFY_TIMES))
     entries = [manifest_entry(args.out, p, times) for p in paths]

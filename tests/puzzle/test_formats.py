@@ -19,7 +19,7 @@ from harness.puzzle.instance import Hint, Instance
 REPO = Path(__file__).resolve().parents[2]
 INSTANCES = REPO / "instances"
 SHARED = REPO.parent / "shared"
-SHIPPED = sorted(p for p in INSTANCES.glob("*/*.toml") if p.parent.name != "deployments")  # deployments: counting
+SHIPPED = sorted(p for p in INSTANCES.glob("*/*.toml") if p.parent.name not in ("deployments", "optimal"))  # counting, play
 
 SEED001 = '''\
 ships = '+++++ ++++ ++++ +++ +++ +++ ++ ++ ++ ++ + + + +'
