@@ -169,7 +169,7 @@ class _Walk:
             sub_m = sub_c = sub_f = 0
             q = here
             for what, part in self.b.outcomes(d, h, i):
-                pos = _copy_position(position)
+                pos = position.copy()
                 pos.record(cell, self.said[what])
                 h2 = h | 1 << i if what != "miss" else h
                 m, c, f = self.walk(part, h2, pos, _fork(twin), shots + 1)
@@ -187,11 +187,6 @@ class _Walk:
         if key is not None:
             self.memo[key] = out
         return out
-
-
-def _copy_position(position: Position) -> Position:
-    return Position(position.board, position.rule, set(position.misses), set(position.hits),
-                    dict(position.sunk_at), list(position.sinks), list(position.sink_hits))
 
 
 def strategy_value(board, rule: str, strategy: Any, beliefs: Beliefs | None = None, search: Search | None = None,

@@ -69,6 +69,11 @@ class Position:
         """The cells not shot yet, in board order."""
         return sorted(self.board.cells - self.misses - self.hits)
 
+    def copy(self) -> Position:
+        """A position of its own (the board shared: it is immutable)."""
+        return Position(self.board, self.rule, set(self.misses), set(self.hits), dict(self.sunk_at), list(self.sinks),
+                        list(self.sink_hits))
+
     def record(self, cell: Cell, outcome: Outcome) -> None:
         (self.hits if outcome.hit else self.misses).add(cell)
         if outcome.sunk is not None:

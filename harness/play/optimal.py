@@ -141,8 +141,6 @@ class Beliefs:
     def symmetric_cells(self) -> list[int]:
         """One cell per orbit of the board's symmetries that map the board and every ship's shape onto
         themselves (the first shot's candidates)."""
-        from harness.counting.geometry import Grid  # noqa: F401 (the grid's own transforms)
-
         b = self.board
         if b.grid.kind != "square":
             return list(range(len(self.cells)))
