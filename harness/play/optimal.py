@@ -14,23 +14,28 @@ W(D_o, H_o)]``.  The expected number of shots is ``K + W / |D|``: an exact fract
 
 What makes it fast enough:
 
-* a cell every deployment of ``D`` covers (a certain hit) is shot at once: it costs no
-  miss and only adds information, so some optimal policy takes it first (the brute force
-  of :func:`brute_value`, which has no such rule, agrees on every tiny board tested);
+* a *free* hit is shot at once (:meth:`Beliefs.free`): a certain hit (every deployment of
+  ``D`` covers it) that completes its ship in every deployment, or any certain hit under the
+  ``none`` rule; it costs no miss and its announcement is the same whenever it is shot.  A
+  certain hit in the middle of a ship is not free: kept back, the sink it would have
+  completed can tell which cells form a ship (the brute force of :func:`brute_value` found
+  it, state by state);
 * cells are tried best-first (most deployments covering them), the first being the
   ``posterior`` strategy's shot, and every candidate is pruned by the best found so far
   (depth-first branch and bound with a bound passed down: :meth:`Search.value` returns
   the exact value when it is below the bound, else a lower bound at least the bound);
 * a state starts from a lower bound of its misses (:func:`_hunt_bound`: until its next
   hit a deployment sees one shared sequence of shots, and ``j`` shots hit at most the
-  ``j`` largest coverages);
-* values (exact, or the best lower bound proved) are memoised by ``(D, H)``;
+  ``j`` largest coverages; the compiled search joins it with a count of the leaves of the
+  game tree, its *fleet bound*);
+* values (exact, or the best lower bound proved) are memoised by ``(D, H)`` (the compiled
+  search keys them up to the board's symmetries);
 * at the first shot only one cell per orbit of the board's symmetries is tried.
 
 :class:`Search` stops at a deadline or a state budget with the bounds proved so far
 (:class:`Stopped`).  :class:`CompiledSearch` is the same search compiled with numba
-(:mod:`harness.play._optimal_nb`, about three times the states per second, its memo a
-table sized by the memory it may use); :func:`make_search` picks it for boards of at
+(:mod:`harness.play._optimal_nb`, about three times the states per second, five times fewer
+states on square boards, its memo a table sized by the memory it may use); :func:`make_search` picks it for boards of at
 most 64 cells.  Both are checked against :func:`brute_value` and against each other.
 """
 
@@ -138,33 +143,58 @@ class Beliefs:
         out.extend(sunk.items())
         return out
 
-    def symmetric_cells(self) -> list[int]:
-        """One cell per orbit of the board's symmetries that map the board and every ship's shape onto
-        themselves (the first shot's candidates)."""
+    def free(self, d: int, h: int, i: int) -> bool:
+        """Whether a shot at cell ``i``, a certain hit in ``d``, may be taken at once by an optimal policy: under the
+        ``none`` rule always (its outcome tells nothing); else when it is the last cell of its ship in every
+        deployment (its announcement is the same whenever it is shot, and no other shot's changes).  A certain
+        hit in the middle of a ship is not free: shot later, the sink it would have completed can tell which
+        cells form a ship."""
+        if self.rule == "none":
+            return True
+        last = 0
+        for _, rest, mask in self.sinking[i]:
+            if not rest & ~h:
+                last |= mask
+        return not d & ~last
+
+    def symmetries(self) -> list[tuple[int, ...]]:
+        """The board's symmetries that map the board and every ship's shape onto themselves, as cell permutations
+        (``perm[i]``: the image of cell ``i``), the identity first; only the identity off square grids."""
+        n = len(self.cells)
+        identity = tuple(range(n))
         b = self.board
         if b.grid.kind != "square":
-            return list(range(len(self.cells)))
+            return [identity]
         rows, cols = b.rows, b.cols
-        maps = [lambda r, c: (r, c), lambda r, c: (rows - 1 - r, c), lambda r, c: (r, cols - 1 - c),
+        maps = [lambda r, c: (rows - 1 - r, c), lambda r, c: (r, cols - 1 - c),
                 lambda r, c: (rows - 1 - r, cols - 1 - c)]
         if rows == cols:
             maps += [lambda r, c: (c, r), lambda r, c: (cols - 1 - c, r), lambda r, c: (c, rows - 1 - r),
                      lambda r, c: (cols - 1 - c, rows - 1 - r)]
         index = {c: i for i, c in enumerate(self.cells)}
-        good = []
+        out = [identity]
         for g in maps:
-            image = {g(*c) for c in b.cells}
-            if image != set(b.cells):
+            if {g(*c) for c in b.cells} != set(b.cells):
                 continue
             if not all(_shape_kept(b, p.cells, g) for p in b.pieces):
                 continue
-            good.append(g)
+            out.append(tuple(index[g(*c)] for c in self.cells))
+        return out
+
+    def deployment_images(self, perm: tuple[int, ...]) -> list[int]:
+        """Per deployment, the index of its image under the cell permutation ``perm`` (each ship keeps its name)."""
+        where = {tuple(frozenset(p) for p in dep): j for j, dep in enumerate(self.deployments)}
+        return [where[tuple(frozenset(perm[i] for i in p) for p in dep)] for dep in self.deployments]
+
+    def symmetric_cells(self) -> list[int]:
+        """One cell per orbit of the board's symmetries (the first shot's candidates)."""
         seen, out = set(), []
-        for i, c in enumerate(self.cells):
+        perms = self.symmetries()
+        for i in range(len(self.cells)):
             if i in seen:
                 continue
             out.append(i)
-            seen |= {index[g(*c)] for g in good}
+            seen |= {perm[i] for perm in perms}
         return out
 
 
@@ -200,14 +230,14 @@ class Search:
             raise Stopped("time limit reached")
 
     def _expand(self, d: int, h: int) -> tuple:
-        """(``n``, a certain cell or None, ``[(-k, cell)]`` the cells some deployment covers, most first)."""
+        """(``n``, a free cell or None, ``[(-k, cell)]`` the cells some deployment covers, most first)."""
         n = d.bit_count()
         live = []
         for i, occ in enumerate(self.beliefs.occupied):
             if h >> i & 1:
                 continue
             k = (d & occ).bit_count()
-            if k == n:
+            if k == n and self.beliefs.free(d, h, i):
                 return n, i, []
             if k:
                 live.append((-k, i))
@@ -312,7 +342,8 @@ class CompiledSearch:
 
     SLICE = 20_000  # expansions between looks at the clock (about 0.1 s)
 
-    def __init__(self, beliefs: Beliefs, memory_mb: int | None = None, slots: int | None = None):
+    def __init__(self, beliefs: Beliefs, memory_mb: int | None = None, slots: int | None = None,
+                 symmetry: bool = True):
         import numpy as np
 
         from harness.play._optimal_nb import RULE_CODES
@@ -357,6 +388,10 @@ class CompiledSearch:
                         np.zeros((rows, ships + 2, w), np.uint64), np.zeros((rows, ships + 2), np.uint64),
                         np.zeros((rows, ships + 2), np.int64), np.zeros((rows, ships, w), np.uint64),
                         np.zeros((rows, w), np.uint64))
+        self.ctx = _bound_tables(beliefs, w)
+        self.symmetry = symmetry
+        self.sym = _symmetry_tables(beliefs, w, symmetry)
+        self.sc_key = np.zeros((rows, w), np.uint64)
 
     @property
     def states(self) -> int:
@@ -379,7 +414,7 @@ class CompiledSearch:
             got = nb.value(dw, np.uint64(h), np.int64(cutoff), np.uint64(allowed), 0, self.occ, self.rule,
                            self.sink_start, self.sink_ship, self.sink_rest, self.sink_mask, len(self.beliefs.ships),
                            self.keys, self.hkeys, self.used, self.exact, self.lower, self.best_cell, c,
-                           *self.scratch)
+                           *self.scratch, self.ctx, self.sym, self.sc_key)
             if c[1] == 2:
                 if not self._compact():
                     raise Stopped(f"the memo table is full ({len(self.used):,} states): give it more memory")
@@ -418,22 +453,66 @@ class CompiledSearch:
         allowed = (1 << 64) - 1 if first is None else sum(1 << i for i in first)
         return self._call(d, h, int(min(cutoff, BIG)), allowed)
 
-    def _slot(self, d: int, h: int) -> int | None:
+    def _slot(self, d: int, h: int) -> tuple[int | None, int]:
+        """The table slot of the state (None when not stored) and the symmetry that maps it to its key."""
         import numpy as np
 
-        from harness.play._optimal_nb import _find
+        from harness.play._optimal_nb import _canon, _find
 
         dw = np.array(_words(d, self.words), np.uint64)
-        slot = int(_find(self.keys, self.hkeys, self.used, dw, np.uint64(h)))
-        return slot if self.used[slot] else None
+        key = np.zeros(self.words, np.uint64)
+        ch, g = _canon(dw, np.uint64(h), self.occ, self.sym, key)
+        slot = int(_find(self.keys, self.hkeys, self.used, key, np.uint64(ch)))
+        return (slot if self.used[slot] else None), int(g)
 
     def lower_of(self, d: int, h: int) -> int:
-        slot = self._slot(d, h)
+        slot, _ = self._slot(d, h)
         return 0 if slot is None else int(max(self.lower[slot], self.exact[slot]))
 
     def best_of(self, d: int, h: int) -> int | None:
-        slot = self._slot(d, h)
-        return None if slot is None or self.best_cell[slot] <= 0 else int(self.best_cell[slot]) - 1
+        slot, g = self._slot(d, h)
+        if slot is None or self.best_cell[slot] <= 0:
+            return None
+        return int(self.sym[3][g].tolist().index(int(self.best_cell[slot]) - 1))  # the key's cell, mapped back
+
+
+def _bound_tables(beliefs: Beliefs, w: int) -> tuple:
+    """What the fleet bound reads: each deployment's ship cells, the deployments whose set of cells an earlier
+    one has, binomial coefficients (saturated), and ``[K]``."""
+    from math import comb
+
+    import numpy as np
+
+    n, ships = len(beliefs.deployments), len(beliefs.ships)
+    shipc = np.zeros((n, ships), np.uint64)
+    seen: set = set()
+    extra = 0
+    for j, dep in enumerate(beliefs.deployments):
+        for k, p in enumerate(dep):
+            shipc[j, k] = sum(1 << i for i in p)
+        cells = frozenset(i for p in dep for i in p)
+        if cells in seen:
+            extra |= 1 << j
+        seen.add(cells)
+    top = len(beliefs.cells) + beliefs.ship_cells + 2
+    binom = np.array([[min(comb(a, b), 1 << 40) for b in range(top)] for a in range(top)], np.int64)
+    return shipc, np.array(_words(extra, w), np.uint64), binom, np.array([beliefs.ship_cells], np.int64)
+
+
+def _symmetry_tables(beliefs: Beliefs, w: int, symmetry: bool) -> tuple:
+    """The board's symmetries for the compiled search's keys: per symmetry, the images of cell masks byte by
+    byte, of each deployment, of each cell; and a spare row (the identity alone without ``symmetry``)."""
+    import numpy as np
+
+    perms = beliefs.symmetries() if symmetry else [tuple(range(len(beliefs.cells)))]
+    ptab = np.zeros((len(perms), 8, 256), np.uint64)
+    for g, perm in enumerate(perms):
+        for b in range(8):
+            for v in range(256):
+                ptab[g, b, v] = sum(1 << perm[8 * b + q] for q in range(8) if v >> q & 1 and 8 * b + q < len(perm))
+    pd = np.array([beliefs.deployment_images(perm) for perm in perms], np.int64)
+    pcell = np.array(perms, np.int64)
+    return ptab, pd, np.zeros(w, np.uint64), pcell
 
 
 _COMPILED: list[bool] = []  # whether the compiled search loads in this process (found once)

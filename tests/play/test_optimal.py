@@ -104,7 +104,7 @@ def test_a_stopped_search_says_so_and_keeps_a_true_lower_bound(compiled):
 
 def test_a_full_memo_table_keeps_its_exact_values_and_the_search_goes_on():
     board = square(3, 3, [("A", 2), ("B", 1)])
-    search = CompiledSearch(Beliefs.of(board), slots=4096)  # fills once: the bounds are dropped, the values kept
+    search = CompiledSearch(Beliefs.of(board), slots=4096, symmetry=False)  # fills once: bounds dropped, values kept
     got = optimum(board, "ship", search=search)
     assert search.compactions == 1 and got.expected == Fraction(269, 42) and got.stopped is None
 
@@ -113,6 +113,77 @@ def test_a_full_memo_table_stops_the_compiled_search_with_a_bound():
     board = square(4, 4, [("A", 2), ("B", 2)])
     got = optimum(board, "ship", search=CompiledSearch(Beliefs.of(board), slots=1024))
     assert got.expected is None and "table is full" in got.stopped and 4 <= got.bound <= Fraction(971, 112)
+
+
+def _table(search: CompiledSearch):
+    """Every state the compiled search's table holds: ``(d, h, exact or -1, lower)``."""
+    for slot in range(len(search.used)):
+        if search.used[slot]:
+            d = sum(int(word) << (64 * j) for j, word in enumerate(search.keys[slot]))
+            yield d, int(search.hkeys[slot]), int(search.exact[slot]), int(search.lower[slot])
+
+
+@pytest.mark.parametrize("rule", ["ship", "sunk", "none"])
+@pytest.mark.parametrize("board", [TINY[5], TINY[7], TINY[9], square(3, 4, [("A", 2), ("B", 2)])],
+                         ids=["3x3-2-2", "3x3-apart-2-1", "3x4-3-1", "3x4-2-2"])
+def test_every_value_and_bound_in_the_compiled_table_is_true(board, rule):
+    """The fleet bound (hunt and leaf count) and the symmetric keys are judged state by state: every exact value
+    the table keeps equals the plain recursion's, every lower bound is at most it."""
+    beliefs = Beliefs.of(board, rule)
+    search = CompiledSearch(beliefs)
+    optimum(board, rule, search=search)
+    memo: dict = {}
+    bounded = 0
+    for d, h, exact, lower in _table(search):
+        true = brute_value(beliefs, d, h, memo)
+        if exact >= 0:
+            assert exact == true, (d, h)
+        assert lower <= true, (d, h)
+        bounded += lower > 0
+    assert bounded  # the bounds were put to work
+    python = Search(beliefs)
+    optimum(board, rule, search=python)
+    for (d, h), exact in python.exact.items():
+        assert exact == brute_value(beliefs, d, h, memo), (d, h)
+    for (d, h), lower in python.lower.items():
+        assert lower <= brute_value(beliefs, d, h, memo), (d, h)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_certain_hit_inside_a_ship_is_not_shot_at_once(compiled):
+    """3x3, ships A and B of 2 cells, misses on the top row and the centre: both bottom corners are certain hits,
+    but shooting both first leaves the sinks unable to tell the ships apart (4 misses over the 6 deployments);
+    one corner, then the middle of the bottom row, lets the sink announcements do it (2)."""
+    board = square(3, 3, [("A", 2), ("B", 2)])
+    beliefs = Beliefs.of(board, "ship")
+    d = beliefs.full
+    for cell in [(0, 0), (0, 1), (0, 2), (1, 1)]:
+        d &= ~beliefs.occupied[beliefs.cells.index(cell)]
+    assert d.bit_count() == 6
+    corners = [beliefs.cells.index(c) for c in [(2, 0), (2, 2)]]
+    assert all(d & beliefs.occupied[i] == d and not beliefs.free(d, 0, i) for i in corners)
+    search = CompiledSearch(beliefs) if compiled else Search(beliefs)
+    assert search.value(d, 0) == brute_value(beliefs, d, 0) == 2
+    assert Beliefs.of(board, "none").free(d, 0, corners[0])  # no sink to learn from
+
+
+def test_symmetric_states_share_one_entry_and_give_the_same_values():
+    board = square(3, 4, [("A", 2), ("B", 2)])
+    beliefs = Beliefs.of(board, "ship")
+    plain, folded = CompiledSearch(beliefs, symmetry=False), CompiledSearch(beliefs)
+    assert optimum(board, "ship", search=plain).misses == optimum(board, "ship", search=folded).misses
+    assert folded.states * 2 < plain.states
+    assert len(beliefs.symmetries()) == 4 and len(Beliefs.of(square(3, 3, [("A", 2)])).symmetries()) == 8
+    corner, mirror = beliefs.cells.index((0, 0)), beliefs.cells.index((2, 3))
+    memo: dict = {}
+    for cell in (corner, mirror):  # a miss at a corner, and at the corner its image under a half turn
+        d = beliefs.full & ~beliefs.occupied[cell]
+        assert folded.value(d, 0) == brute_value(beliefs, d, 0, memo)
+        best = folded.best_of(d, 0)  # stored for one of the two, mapped back for the other
+        got = d.bit_count() - (d & beliefs.occupied[best]).bit_count()
+        for _, part in beliefs.outcomes(d, 0, best):
+            got += brute_value(beliefs, part, 1 << best if part & beliefs.occupied[best] else 0, memo)
+        assert got == brute_value(beliefs, d, 0, memo)
 
 
 def test_the_first_shot_is_tried_once_per_orbit_of_the_boards_symmetries():
