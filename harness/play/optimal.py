@@ -423,19 +423,20 @@ class CompiledSearch:
                 return int(got)
 
     def _compact(self) -> bool:
-        """A full table grows fourfold while the memory allows (every entry moved), then keeps only its exact
-        values (drops the proved bounds) while that frees at least half of it; False when neither can."""
+        """A full table grows fourfold (at most to its largest size: every entry moved) while the memory allows,
+        then keeps only its exact values (drops the proved bounds) while that frees at least half of it; False
+        when neither can."""
         import numpy as np
 
         from harness.play._optimal_nb import compact
 
         slots = len(self.used)
-        grow = slots * 4 <= self.max_slots
+        grow = slots < self.max_slots
         if not grow:
             exact = int(np.count_nonzero(self.exact[self.used == 1] >= 0))
             if exact * 2 > slots:
                 return False
-        size = slots * 4 if grow else slots
+        size = min(slots * 4, self.max_slots) if grow else slots
         fresh = (np.zeros((size, self.words), np.uint64), np.zeros(size, np.uint64), np.zeros(size, np.int8),
                  np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int16))
         arrays = (self.keys, self.hkeys, self.used, self.exact, self.lower, self.best_cell)

@@ -206,3 +206,11 @@ def test_the_search_memoises_states_and_reports_them(compiled):
     got = optimum(board, "ship", search=search)
     assert got.states > 0 and got.first is not None
     assert got.expected == Fraction(745, 102)  # 7.3039...: the value this search has given since it was written
+
+
+def test_the_table_grows_to_its_largest_size_even_when_that_is_not_four_times_the_last():
+    board = square(4, 4, [("A", 2), ("B", 2)])
+    search = CompiledSearch(Beliefs.of(board), memory_mb=25, symmetry=False)  # room for 2**17 slots, not 2**18
+    got = optimum(board, "ship", search=search)
+    assert search.max_slots == 1 << 17 and len(search.used) == 1 << 17  # grew (it stayed at 2**16 before)
+    assert "table is full (131,072 states)" in got.stopped and got.bound <= Fraction(971, 112)
