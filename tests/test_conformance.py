@@ -58,7 +58,8 @@ def test_sb_12_12_5_0_has_51_boards(isolated, backend, formulation):
     assert res.status is Status.SAT and res.count == (k or 51) and res.complete == (k == 0), res.detail
     assert all(v.startswith("ok") for v in res.verdicts)
     assert res.model["variables"] > 0 and res.model["constraints"] > 0
-    assert res.solver_reported_s is not None and res.versions.get("battlebench")
+    # a tool binary's own time is not read (measured as the run's CPU instead): None, honestly
+    assert (res.solver_reported_s is not None) == (backend != "tool") and res.versions.get("battlebench")
 
 
 @pytest.mark.parametrize("backend,formulation", PAIRS, ids=[f"{b}/{f}" for b, f in PAIRS])

@@ -28,7 +28,8 @@ ALLOWED = {
     "model": {"core", "errors", "puzzle", "model"},
     "counting": {"core", "errors", "puzzle", "counting", "__init__"},  # puzzle: puzzles read as deployments
     "play": {"core", "errors", "counting", "play"},  # counting: placements, marginals (the exact posterior)
-    "backends": {"core", "errors", "puzzle", "model", "backends"},
+    "tools": {"errors", "tools"},  # solver binaries as data: entries, parsers, running a process
+    "backends": {"core", "errors", "puzzle", "model", "tools", "backends"},
     "solve": {"core", "errors", "puzzle", "model", "backends", "solve", "__init__"},
     "store": {"core", "errors", "store"},
     "runner": {"core", "errors", "store", "runner", "__init__"},  # task-agnostic: no domain, no task
@@ -38,7 +39,7 @@ ALLOWED = {
     "conform": {"core", "errors", "puzzle", "counting", "play", "solve", "tasks", "runner", "conform"},
     "generate": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "tasks", "generate",
                  "__init__"},
-    "cli": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "store", "report", "generate",
+    "cli": {"core", "errors", "puzzle", "model", "tools", "backends", "solve", "runner", "store", "report", "generate",
             "counting", "play", "tasks", "conform", "cli", "__init__"},
 }
 MEASURING = ("runner/run.py", "runner/campaign.py", "runner/worker.py", "runner/process.py", "runner/config.py",

@@ -30,6 +30,7 @@ BACKENDS: dict[str, str] = {
     "mip": "harness.backends.mip:MipBackend",
     "minizinc": "harness.backends.minizinc:MiniZincBackend",
     "sat": "harness.backends.sat:SatBackend",
+    "tool": "harness.backends.tool:ToolBackend",
 }
 TEST_BACKENDS: dict[str, str] = {
     "fake": "harness.backends.fake:FakeBackend",

@@ -86,10 +86,31 @@ class SatBackend(Backend):
 
     # ------------------------------------------------------------------ build
     def build(self) -> ModelSize:
+        self.encode()
+        try:
+            from pysat.solvers import Solver
+        except ImportError as exc:
+            raise BackendUnavailable(f"python-sat cannot be imported: {exc}") from exc
+        name = self.opts["solver"]
+        seed = self.opts["seed"]
+        try:
+            self.sat_solver = Solver(name=name, use_timer=True)
+            if seed and name in SEEDED_SOLVERS:
+                self.sat_solver.configure({"seed": seed})
+            self.sat_solver.append_formula(self.sat_clauses)
+        except Exception as exc:  # noqa: BLE001 - a solver library failure
+            raise BackendError(f"python-sat solver {name!r} failed while loading the CNF: {exc}") from exc
+        size = ModelSize(variables=self.sat_pool.top, constraints=len(self.sat_clauses))
+        self.sat_clauses = []  # the solver holds them now
+        return size
+
+    def encode(self) -> None:
+        """The formulation as CNF: ``sat_clauses`` over ``sat_pool``'s variables, ``sat_w`` (placement index ->
+        its variable) and ``sat_s`` (cell -> the literal of "a ship covers it"); a nonzero seed shuffles the
+        clauses."""
         try:
             from pysat.card import CardEnc, EncType
             from pysat.formula import IDPool
-            from pysat.solvers import Solver
         except ImportError as exc:
             raise BackendUnavailable(f"python-sat cannot be imported: {exc}") from exc
         self._card = CardEnc
@@ -106,17 +127,6 @@ class SatBackend(Backend):
         seed = self.opts["seed"]
         if seed:
             random.Random(seed).shuffle(self.sat_clauses)
-        name = self.opts["solver"]
-        try:
-            self.sat_solver = Solver(name=name, use_timer=True)
-            if seed and name in SEEDED_SOLVERS:
-                self.sat_solver.configure({"seed": seed})
-            self.sat_solver.append_formula(self.sat_clauses)
-        except Exception as exc:  # noqa: BLE001 - a solver library failure
-            raise BackendError(f"python-sat solver {name!r} failed while loading the CNF: {exc}") from exc
-        size = ModelSize(variables=self.sat_pool.top, constraints=len(self.sat_clauses))
-        self.sat_clauses = []  # the solver holds them now
-        return size
 
     def _false(self) -> None:
         """Make the CNF unsatisfiable (a constraint no assignment can meet)."""

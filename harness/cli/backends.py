@@ -39,7 +39,10 @@ def _describe(family: str, cls: Any) -> dict[str, Any]:
     from harness.core.options import describe
 
     if family == "backend":
-        return {"formulations": list(cls.formulations), "options": describe(cls.declared_options())}
+        out = {"formulations": list(cls.formulations), "options": describe(cls.declared_options())}
+        if hasattr(cls, "tools"):  # the tool backend: its tool entries, each installed or not
+            out["tools"] = cls.tools()
+        return out
     if family == "counter":
         return {"by": list(cls.by), "library": cls.library}
     if family == "strategy":
@@ -108,6 +111,9 @@ def run(args: argparse.Namespace) -> int:
                 print(f"      rules: {', '.join(row['rules'])}")
             if row.get("kinds"):
                 print(f"      task = {', '.join(row['kinds'])}; pairs name a {row['plugin']} and a {row['variant']}")
+            for tool in row.get("tools") or []:
+                state = "installed" if tool["missing"] is None else f"NOT INSTALLED: {tool['missing']}"
+                print(f"      tool = {tool['name']} ({tool['format']})  {state}")
             versions = row.get("versions")
             if versions:
                 text = versions if isinstance(versions, str) else ", ".join(f"{k} {v}" for k, v in versions.items())

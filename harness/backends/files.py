@@ -1,0 +1,107 @@
+"""Instances as the field's standard files: each puzzle in each formulation written as a solver format, with a
+variable map beside it that decodes a model back to a board, and a manifest of what was written.
+
+Formats written: ``cnf`` (DIMACS, the ``sat`` backend's encoding with its ``p cnf`` header).  The variable map
+(``NAME.FORMULATION.map.json``) lists, per cell that a ship can cover, the literal that is true exactly when a
+ship covers it (``cells``), and per placement its variable, ship length and cells (``placements``); a board is
+the cells whose literal is true in a model.  The manifest (``MANIFEST.json``) has per file: instance, source
+file, format, formulation, encoding options, variables, clauses, expected status and count where the instance
+file knows them, and the file's sha256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.errors import UsageError
+
+WRITE_FORMATS = ("cnf",)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def encode_cnf(inst: Any, formulation: str, options: dict[str, Any] | None = None) -> Any:
+    """The ``sat`` backend's CNF of ``inst`` in ``formulation``: the encoded backend (``sat_pool``,
+    ``sat_clauses``, ``sat_w``, ``sat_s``)."""
+    from harness.backends.sat import SatBackend
+    from harness.model import build_model
+
+    backend = SatBackend(build_model(inst), formulation, options or {})
+    backend.encode()
+    return backend
+
+
+def write_cnf(inst: Any, formulation: str, out: Path, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``inst`` as ``out/NAME.FORMULATION.cnf`` with its variable map; the manifest entry."""
+    from harness.backends.tool import write_dimacs
+
+    enc = encode_cnf(inst, formulation, options)
+    stem = f"{inst.name}.{formulation}"
+    cnf, varmap = out / f"{stem}.cnf", out / f"{stem}.map.json"
+    write_dimacs(cnf, enc.sat_pool.top, enc.sat_clauses,
+                 (f"battlebench {__version__}: {inst.name}, formulation {formulation}",
+                  f"ship cells: the cells whose literal in {varmap.name} is true"))
+    placements = {str(v): {"length": enc.model.placements[p].length,
+                           "cells": [list(c) for c in enc.model.placements[p].cells]}
+                  for p, v in sorted(enc.sat_w.items())}
+    varmap.write_text(json.dumps({"instance": inst.name, "formulation": formulation, "rows": inst.rows,
+                                  "cols": inst.cols, "cells": {f"{r},{c}": lit for (r, c), lit in
+                                                               sorted(enc.sat_s.items())},
+                                  "placements": placements}, indent=1) + "\n")
+    meta = dict(inst.meta)
+    return {"instance": inst.name, "file": cnf.name, "map": varmap.name, "format": "cnf",
+            "formulation": formulation, "options": {k: enc.opts[k] for k in ("encoding", "amo", "seed")},
+            "variables": enc.sat_pool.top, "clauses": len(enc.sat_clauses),
+            "expected_status": meta.get("expected_status"), "expected_count": meta.get("expected_count"),
+            "sha256": _sha256(cnf)}
+
+
+def write_all(paths: list[str], fmt: str, formulations: list[str], out: Path,
+              options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Every puzzle of ``paths`` in every formulation, into ``out`` with ``MANIFEST.json``; the entries."""
+    from harness.puzzle.formats import read_instance
+
+    if fmt not in WRITE_FORMATS:
+        raise UsageError(f"unknown format {fmt!r} to write (choose from {', '.join(WRITE_FORMATS)})")
+    for f in formulations:
+        if f not in ("placement", "cell"):
+            raise UsageError(f"format {fmt!r} has no formulation {f!r} (choose from placement, cell)")
+    instances = [(p, read_instance(p)) for p in paths]  # every file read before anything is written
+    names = [inst.name for _, inst in instances]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(f"two puzzles are named {twice[0]!r}: their files would overwrite each other")
+    out.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for path, inst in instances:
+        for f in formulations:
+            entry = write_cnf(inst, f, out, options)
+            entry["source"] = str(path)
+            entries.append(entry)
+    (out / "MANIFEST.json").write_text(json.dumps({"written_by": f"battlebench {__version__}",
+                                                   "files": entries}, indent=1) + "\n")
+    return entries
+
+
+def board_cells(varmap: dict[str, Any], literals: list[int]) -> frozenset[tuple[int, int]]:
+    """The ship cells a model's literals say, by a variable map."""
+    true = {lit for lit in literals if lit > 0}
+    out = set()
+    for key, lit in varmap["cells"].items():
+        if (lit > 0 and lit in true) or (lit < 0 and -lit not in true):
+            r, c = key.split(",")
+            out.add((int(r), int(c)))
+    return frozenset(out)
+
+
+__all__ = ["WRITE_FORMATS", "board_cells", "encode_cnf", "write_all", "write_cnf"]

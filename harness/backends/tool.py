@@ -1,0 +1,160 @@
+"""The ``tool`` backend: any solver binary declared as a tool entry, run on a formulation's standard file.
+
+Like BenchExec runs a tool (:mod:`harness.tools`): one fresh process per call, measured, killed at the limit.
+
+The formulations are the ``sat`` backend's CNF (placement and cell, the same encoding options), written as
+DIMACS with its ``p cnf`` header.  Boards are enumerated by blocking and running again: after each board the
+clause ``OR_{c in S} not s_c`` is appended and the tool runs on the longer file (the record's detail says so, and
+how many calls it took).  Each call gets what is left of the run's time; a tool that overruns it is killed
+(SIGTERM to its process group, SIGKILL a second later) and the run is a timeout.  What the tool prints is read
+by the entry's parser; output it cannot read, a model that is not one of the CNF's (a clause it leaves false),
+a tool that exits without an answer or cannot be started: each is the run's error with one line saying which.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from harness.backends.base import Answer, Deadline, ModelSize, Option, Step
+from harness.backends.sat import AMO_ENCODINGS, ENCODINGS, SatBackend
+from harness.errors import BackendError, UsageError
+from harness.puzzle.board import Board
+
+
+def write_dimacs(path: Path, variables: int, clauses: list[list[int]], comments: tuple[str, ...] = ()) -> None:
+    """A DIMACS CNF file with its ``p cnf`` header (some solvers reject a file without it)."""
+    with open(path, "w") as f:
+        for line in comments:
+            f.write(f"c {line}\n")
+        f.write(f"p cnf {variables} {len(clauses)}\n")
+        for clause in clauses:
+            f.write(" ".join(map(str, clause)) + " 0\n")
+
+
+class ToolBackend(SatBackend):
+    name = "tool"
+    library = ""
+    formulations = ("placement", "cell")
+    options = {
+        "tool": Option("cadical", str, None, "the tool entry to run (built in: cadical, cryptominisat5, minisat, "
+                                             "picosat, clasp)"),
+        "tool_file": Option("", str, None, "a TOML file of more tool entries ([tools.NAME]; docs/tools.md)"),
+        "encoding": Option("seqcounter", str, ENCODINGS, "CardEnc encoding of fleet counts and line clues"),
+        "amo": Option("seqcounter", str, AMO_ENCODINGS, "CardEnc encoding of at-most-one constraints"),
+    }
+    requires = ("pysat",)
+    install = "pip install python-sat"
+
+    @classmethod
+    def solver(cls, opts: dict[str, Any]) -> str:
+        return opts.get("tool") or cls.options["tool"].default
+
+    @classmethod
+    def available(cls) -> str | None:
+        """python-sat (it writes the CNF) and the default tool installed; other tools are checked when named."""
+        from harness.tools import find_tool
+
+        return super().available() or find_tool(cls.options["tool"].default).missing()
+
+    @classmethod
+    def check_options(cls, opts: dict[str, Any]) -> None:
+        from harness.tools import find_tool
+
+        tool = find_tool(opts["tool"], opts["tool_file"] or None)
+        missing = tool.missing()
+        if missing:
+            raise UsageError(missing)
+
+    @classmethod
+    def tools(cls) -> list[dict[str, Any]]:
+        """The built-in tool entries, each with ``missing`` (None when installed, else how to install it)."""
+        from harness.tools import builtin_tools
+
+        return [{"name": t.name, "format": t.format, "command": list(t.command), "missing": t.missing()}
+                for t in builtin_tools().values()]
+
+    @classmethod
+    def versions(cls) -> dict[str, str]:
+        """python-sat's (it writes the CNF) and each built-in tool installed here."""
+        import pysat
+
+        from harness.tools import builtin_tools
+
+        out = {"python-sat": pysat.__version__}
+        for name, tool in builtin_tools().items():
+            if tool.missing() is None:
+                out[name] = tool.version_of() or "unknown"
+        return out
+
+    def build(self) -> ModelSize:
+        from harness.tools import find_tool
+
+        self.tool = find_tool(self.opts["tool"], self.opts["tool_file"] or None)
+        self.encode()
+        self.tool_version = self.tool.version_of()
+        return ModelSize(variables=self.sat_pool.top, constraints=len(self.sat_clauses))
+
+    def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
+        from harness.tools import PARSERS, run_tool
+
+        deadline = Deadline(time_limit_s)
+        parse = PARSERS[self.tool.output]
+        work = Path(tempfile.mkdtemp(prefix=f"battlebench-{self.tool.name}-"))
+        cnf, out = work / "input.cnf", work / "answer.txt"
+        self._calls, self._tool_cpu = 0, 0.0
+
+        def solve_once(remaining: float | None) -> Step:
+            write_dimacs(cnf, self.sat_pool.top, self.sat_clauses)
+            out.unlink(missing_ok=True)
+            ran = run_tool(self.tool.argv(cnf, out, self.opts["seed"]), remaining, work)
+            self._calls += 1
+            self._tool_cpu += ran.cpu_s
+            if ran.timed_out:
+                return Step("limit")
+            text = out.read_text(errors="replace") if out.exists() else ""
+            try:
+                said = parse(ran.stdout, text)
+            except BackendError as exc:
+                tail = ran.stderr.strip().splitlines()[-1:] if ran.stderr.strip() else []
+                raise BackendError(f"tool {self.tool.name!r} (exit code {ran.returncode}): {exc}"
+                                   + (f"; it said: {tail[0][:200]}" if tail else "")) from None
+            if said.result == "unsat":
+                return Step("exhausted")
+            if said.result == "unknown":
+                return Step("limit")
+            return Step("board", self._decode(said.literals))
+
+        def block(board: Board) -> None:
+            self.sat_clauses.append([-self.sat_s[c] for c in board.cells])
+
+        try:
+            answer, calls = self.enumerate_by_blocking(limit, deadline, solve_once, block)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        answer.solver_reported_s = None  # the tool's own figures are not read; its CPU time is in the detail
+        version = f" {self.tool_version}" if self.tool_version else ""
+        answer.detail = (f"{self.tool.name}{version} ({self.tool.origin}): {calls} runs, blocking each board and "
+                         f"running again; tool CPU {self._tool_cpu:.3f} s")
+        return answer
+
+    def _decode(self, literals: list[int]) -> list[int]:
+        """The placements of a model, after checking it satisfies every clause of the file."""
+        true = set()
+        top = self.sat_pool.top
+        for lit in literals:
+            if lit == 0 or abs(lit) > top:
+                raise BackendError(f"tool {self.tool.name!r}: its model has literal {lit}, outside the CNF's "
+                                   f"{top} variables")
+            if lit > 0:
+                true.add(lit)
+        for clause in self.sat_clauses:
+            if not any((lit > 0) == (abs(lit) in true) for lit in clause):
+                raise BackendError(f"tool {self.tool.name!r}: its model leaves the clause {clause[:8]} false "
+                                   "(not a model of the CNF)")
+        return sorted(p for p, v in self.sat_w.items() if v in true)
+
+
+__all__ = ["ToolBackend", "write_dimacs"]

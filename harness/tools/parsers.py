@@ -1,0 +1,81 @@
+"""What solver binaries print, read: the SAT competition's ``s``/``v`` lines and MiniSat's result file.
+
+A parser takes the tool's standard output and the text of its ``{out}`` file (empty when it wrote none) and
+returns a :class:`ToolOutput`; output it cannot read raises :class:`~harness.errors.BackendError` with one line
+saying what was wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from harness.errors import BackendError
+
+
+@dataclass
+class ToolOutput:
+    """What the tool said: ``"sat"``, ``"unsat"`` or ``"unknown"``, and the literals of its model (sat)."""
+
+    result: str
+    literals: list[int] = field(default_factory=list)
+
+
+def _literals(tokens: list[str], where: str) -> list[int]:
+    out = []
+    for tok in tokens:
+        try:
+            out.append(int(tok))
+        except ValueError:
+            raise BackendError(f"{where}: {tok[:20]!r} is not a literal") from None
+    if out and out[-1] == 0:
+        out.pop()
+    return out
+
+
+def sat_competition(stdout: str, _out: str = "") -> ToolOutput:
+    """``s SATISFIABLE`` / ``s UNSATISFIABLE`` / ``s UNKNOWN`` and the model on ``v`` lines."""
+    status, tokens = None, []
+    for line in stdout.splitlines():
+        if line.startswith("s "):
+            if status is not None:
+                raise BackendError("the tool printed two 's' lines")
+            status = line[2:].strip()
+        elif line.startswith("v ") or line == "v":
+            tokens += line[1:].split()
+    table = {"SATISFIABLE": "sat", "UNSATISFIABLE": "unsat", "UNKNOWN": "unknown", "INDETERMINATE": "unknown"}
+    if status is None:
+        raise BackendError("the tool printed no 's' line (no answer)")
+    if status not in table:
+        raise BackendError(f"the tool's 's' line says {status[:40]!r}, which is no SAT answer")
+    out = ToolOutput(table[status])
+    if out.result == "sat":
+        out.literals = _literals(tokens, "a 'v' line")
+        if not out.literals:
+            raise BackendError("the tool says SATISFIABLE but printed no model")
+    return out
+
+
+def minisat_file(_stdout: str, out: str) -> ToolOutput:
+    """MiniSat's result file: ``SAT`` and the model's literals, ``UNSAT``, or ``INDET``."""
+    lines = out.split("\n", 1)
+    head = lines[0].strip()
+    if head == "UNSAT":
+        return ToolOutput("unsat")
+    if head == "INDET":
+        return ToolOutput("unknown")
+    if head != "SAT":
+        raise BackendError("the tool wrote no result file" if not out.strip()
+                           else f"the result file begins {head[:20]!r}, not SAT/UNSAT/INDET")
+    literals = _literals(lines[1].split() if len(lines) > 1 else [], "the result file")
+    if not literals:
+        raise BackendError("the result file says SAT but holds no model")
+    return ToolOutput("sat", literals)
+
+
+PARSERS: dict[str, Callable[[str, str], ToolOutput]] = {
+    "sat-competition": sat_competition,
+    "minisat": minisat_file,
+}
+
+__all__ = ["PARSERS", "ToolOutput", "minisat_file", "sat_competition"]

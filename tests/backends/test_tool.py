@@ -1,0 +1,191 @@
+"""The tool backend: solver binaries on DIMACS files — the built-in tools against brute force, a user's tool entry,
+and tools that misbehave (garbage, no answer, a false model, past the limit, not installed)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.backends.registry import get_backend
+from harness.core.status import Status, Task
+from harness.errors import BackendError, UsageError
+from harness.tools import builtin_tools, find_tool, load_tools
+from harness.tools.parsers import minisat_file, sat_competition
+from tiny import BY_NAME, MANY, SOLVER_UNSAT, assert_sound, truth
+
+BUILTIN = sorted(builtin_tools())
+
+
+def _script(tmp: Path, name: str, body: str) -> Path:
+    path = tmp / name
+    path.write_text(f"#!{sys.executable}\n{body}")
+    path.chmod(0o755)
+    return path
+
+
+def _tool_file(tmp: Path, name: str, command: list[str], output: str = "sat-competition") -> Path:
+    path = tmp / f"{name}.toml"
+    quoted = ", ".join(f'"{a}"' for a in command)
+    path.write_text(f'[tools.{name}]\nformat = "cnf"\ncommand = [{quoted}]\noutput = "{output}"\n'
+                    f'version = ["{command[0]}", "--version"]\ninstall = "pip install nothing-here"\n')
+    return path
+
+
+# A user's tool with no code in the harness: a script that solves DIMACS with python-sat and prints the SAT
+# competition's lines (what any solver binary would do).
+USER_SAT = """
+import sys
+if sys.argv[1] == "--version":
+    print("usersat 0.7"); sys.exit(0)
+from pysat.formula import CNF
+from pysat.solvers import Solver
+cnf = CNF(from_file=sys.argv[1])
+with Solver(name="minisat22", bootstrap_with=cnf.clauses) as s:
+    if s.solve():
+        print("s SATISFIABLE"); print("v " + " ".join(map(str, s.get_model())) + " 0"); sys.exit(10)
+    print("s UNSATISFIABLE"); sys.exit(20)
+"""
+
+
+@pytest.mark.parametrize("tool", BUILTIN)
+def test_each_builtin_tool_counts_every_tiny_puzzle_exactly(isolated, tool):
+    missing = find_tool(tool).missing()
+    if missing:
+        pytest.skip(missing)
+    for formulation in ("placement", "cell"):
+        for inst in MANY[:6] + SOLVER_UNSAT[:2] + [BY_NAME["touching-hints"]]:
+            res = isolated.solve(inst, "tool", formulation, Task.count(0), {"tool": tool}, 60)
+            assert_sound(res, inst)
+            assert {b.cells for b in res.boards} == truth(inst.name), (tool, formulation, inst.name, res.detail)
+            assert res.complete and f"{tool} " in res.detail and "runs, blocking" in res.detail
+
+
+@pytest.mark.parametrize("tool", BUILTIN)
+def test_the_record_names_the_tool_and_the_version_it_prints(isolated, tool):
+    entry = find_tool(tool)
+    if entry.missing():
+        pytest.skip(entry.missing())
+    res = isolated.solve(BY_NAME["touching-hints"], "tool", "placement", Task.count(2), {"tool": tool}, 60)
+    printed = subprocess.run(entry.version, capture_output=True, text=True).stdout
+    assert res.versions[tool] == entry.version_of() and entry.version_of() in printed
+
+
+def test_a_users_tool_entry_runs_with_no_code(isolated, tmp_path):
+    script = _script(tmp_path, "usersat", USER_SAT)
+    tool_file = _tool_file(tmp_path, "usersat", [str(script), "{file}"])
+    for inst in MANY[:4] + SOLVER_UNSAT[:1]:
+        res = isolated.solve(inst, "tool", "placement", Task.count(0), {"tool": "usersat", "tool_file": str(tool_file)},
+                             60)
+        assert_sound(res, inst)
+        assert {b.cells for b in res.boards} == truth(inst.name)
+        assert f"({tool_file})" in res.detail  # where the entry came from
+
+
+@pytest.mark.parametrize("body, words", [
+    ("print('hello, I am a solver')", "no 's' line"),
+    ("import sys; sys.exit(3)", "exit code 3"),
+    ("print('s SATISFIABLE')", "no model"),
+    ("print('s MAYBE')", "no SAT answer"),
+    ("print('s SATISFIABLE'); print('v 1 x2 0')", "not a literal"),
+    ("print('s SATISFIABLE'); print('v 999999 0')", "outside the CNF"),
+    ("import sys; n = int(open(sys.argv[1]).read().split('p cnf ')[1].split()[0]);"
+     "print('s SATISFIABLE'); print('v ' + ' '.join(str(-v) for v in range(1, n + 1)) + ' 0')", "not a model"),
+    ("import sys; sys.stderr.write('Segmentation fault\\n'); sys.exit(139)", "Segmentation fault"),
+])
+def test_a_tool_that_misbehaves_is_an_error_run_saying_why(isolated, tmp_path, body, words):
+    script = _script(tmp_path, "bad", body)
+    tool_file = _tool_file(tmp_path, "bad", [str(script), "{file}"])
+    res = isolated.solve(MANY[0], "tool", "placement", Task.count(0), {"tool": "bad", "tool_file": str(tool_file)},
+                         30)
+    assert res.status is Status.ERROR and words in res.error and "\n" not in res.error.strip(), res.error
+
+
+def test_a_tool_that_ignores_its_limit_is_killed_with_its_children_and_the_run_is_a_timeout(isolated, tmp_path):
+    marker = tmp_path / "pids"
+    body = (f"import os, subprocess, sys, time\n"
+            f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+            f"open({str(marker)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+            f"import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            f"time.sleep(120)\n")
+    script = _script(tmp_path, "stubborn", body)
+    tool_file = _tool_file(tmp_path, "stubborn", [str(script), "{file}"])
+    started = time.monotonic()
+    res = isolated.solve(MANY[0], "tool", "placement", Task.count(0), {"tool": "stubborn", "tool_file": str(tool_file)},
+                         2.0)
+    assert res.status is Status.TIMEOUT and time.monotonic() - started < 60
+    for pid in map(int, marker.read_text().split()):
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid), "the tool or its child outlived the run"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_tool_not_installed_is_one_line_with_its_install_line_before_any_run(tmp_path):
+    tool_file = _tool_file(tmp_path, "ghost", [str(tmp_path / "no-such-solver"), "{file}"])
+    with pytest.raises(UsageError, match="not installed.*pip install nothing-here"):
+        get_backend("tool").resolve_options({"tool": "ghost", "tool_file": str(tool_file)})
+    with pytest.raises(UsageError, match="no tool named 'nosuch'"):
+        get_backend("tool").resolve_options({"tool": "nosuch"})
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[tools.x]\nformat = 'cnf'\ncommand = ['x', '{file}']\n", "missing field 'output'"),
+    ("[tools.x]\nformat = 'cnf'\ncommand = ['x', '{file}']\noutput = 'sat-competition'\nflavour = 1\n",
+     "unknown field 'flavour'"),
+    ("[tools.x]\nformat = 'wav'\ncommand = ['x', '{file}']\noutput = 'sat-competition'\n", "format 'wav'"),
+    ("[tools.x]\nformat = 'cnf'\ncommand = ['x', '{file}']\noutput = 'poetry'\n", "names no parser"),
+    ("[tools.x]\nformat = 'cnf'\ncommand = ['x']\noutput = 'sat-competition'\n", "no {file}"),
+    ("[tools.x]\nformat = 'cnf'\ncommand = ['x', '{file}', '{cores}']\noutput = 'sat-competition'\n",
+     "placeholder {cores}"),
+    ("[tools.x]\nformat = 'cnf'\ncommand = 'x {file}'\noutput = 'sat-competition'\n", "argument vector"),
+    ("[tools.x\n", "not valid TOML"),
+])
+def test_a_bad_tool_file_is_one_line_naming_the_file_the_tool_and_the_problem(tmp_path, text, words):
+    path = tmp_path / "tools.toml"
+    path.write_text(text)
+    with pytest.raises(UsageError) as err:
+        load_tools(path)
+    assert str(path) in str(err.value) and words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_parsers_read_the_fields_formats_and_refuse_the_rest():
+    assert sat_competition("c hi\ns SATISFIABLE\nv 1 -2\nv 3 0\n").literals == [1, -2, 3]
+    assert sat_competition("s UNSATISFIABLE\n").result == "unsat"
+    assert sat_competition("s UNKNOWN\n").result == "unknown"
+    assert minisat_file("", "SAT\n-1 2 0\n").literals == [-1, 2]
+    assert minisat_file("", "UNSAT\n").result == "unsat"
+    for stdout, out in (("", ""), ("", "MAYBE\n"), ("", "SAT\n")):
+        with pytest.raises(BackendError):
+            minisat_file(stdout, out)
+    with pytest.raises(BackendError, match="two 's' lines"):
+        sat_competition("s SATISFIABLE\ns UNSATISFIABLE\n")
+
+
+def test_a_machine_without_the_binaries_lists_each_tool_with_its_install_line(monkeypatch, tmp_path, capsys):
+    from clirun import run
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing installed
+    cls = get_backend("tool")
+    listed = {t["name"]: t["missing"] for t in cls.tools()}
+    assert listed["cadical"].endswith("apt-get install cadical") and "apt-get install cryptominisat" in listed[
+        "cryptominisat5"]
+    assert "apt-get install cadical" in cls.available()
+    code, out, _ = run(capsys, "backends", "--no-versions")
+    assert code == 0 and "tool = minisat (cnf)  NOT INSTALLED" in out and "apt-get install minisat" in out
