@@ -302,9 +302,22 @@ def _facts(df: pd.DataFrame, meta: dict[str, str], results_dir: Path, generated:
         ("battlebench (runs)", ", ".join(sorted(battlebench)) or NA),
         ("runs executed", period),
         ("campaign created", meta.get("created_at") or NA),
+        ("measured on", " | ".join(sessions_of(meta)) or NA),
         ("SGM shift", f"{shift_s:g} s"),
         ("report generated", f"{generated} by battlebench {__version__}"),
     ]
+
+
+def sessions_of(meta: dict[str, str]) -> list[str]:
+    """One line per ``battlebench run`` session the store recorded (machine, load at start, harness commit)."""
+    import json
+
+    from harness.core.provenance import describe
+
+    try:
+        return [describe(s) for s in json.loads(meta.get("sessions") or "[]")]
+    except (ValueError, TypeError, AttributeError):
+        return ["unreadable (the store's sessions are damaged)"]
 
 
 # -- the documents ----------------------------------------------------------------------
@@ -453,7 +466,10 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
     completeness: Completeness = extra["completeness"]
     state = (f"Complete: all {completeness.planned} planned runs are stored." if completeness.complete
              else f"**{completeness.sentence()}**")
-    out = [f"# {title}", "", subtitle, "", state, "", *[x for note in extra["notes"] for x in (f"> {note}", "")],
+    measured = [f"- {line}" for line in extra.get("sessions", [])] or ["- not recorded (a store written before "
+                                                                        "sessions were recorded)"]
+    out = [f"# {title}", "", subtitle, "", state, "", "Measured on (each `battlebench run` session):", "",
+           *measured, "", *[x for note in extra["notes"] for x in (f"> {note}", "")],
            f"**Headline.** {headline}", "",
            "Full report with every table, the instance × pair matrix and the disputed boards drawn: "
            "[index.html](index.html).", "",
@@ -622,6 +638,7 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
     task_markdown = [line for section, t, f in own
                      for line in section.markdown(t, [p for p in pngs if p[:-4] in f], md_table)]
     extra = {"completeness": completeness, "failure_groups": evidence.failure_groups(df), "problems": problems,
+             "sessions": sessions_of(meta),
              "task_markdown": task_markdown, "notes": notes}
     summary.write_text(_markdown(title, subtitle, headline, tables, pngs, skipped, ["index.html"] + files,
                                  shift_s, extra), encoding="utf-8")

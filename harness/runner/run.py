@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness.core.failures import group_failures, render_failures
+from harness.core.provenance import machine
 from harness.runner.campaign import RunSpec, expand
 from harness.runner.config import Config
 from harness.runner.progress import Progress, summary_table
@@ -99,6 +100,7 @@ def run_campaign(
     store = ResultsStore(output)
     try:
         store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(specs))
+        store.add_session(machine())
         if config.text:
             (output / "config.toml").write_text(config.text, encoding="utf-8")
         wanted = {s.run_id for s in specs}

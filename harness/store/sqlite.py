@@ -321,6 +321,22 @@ class ResultsStore:
         conn.executemany("INSERT OR REPLACE INTO campaign_meta (key, value) VALUES (?, ?)",
                          [(_PLANNED, str(len(plan))), (_PLAN_HASH, _digest(entry["run_id"] for entry in plan))])
 
+    def add_session(self, provenance: dict[str, Any]) -> None:
+        """Append one ``battlebench run`` session's provenance (:func:`harness.core.provenance.machine`) to the
+        campaign's ``sessions`` (a JSON list in ``campaign_meta``): a resumed campaign keeps every session."""
+        conn = self._db
+        with self._guard(), self._transaction():
+            row = conn.execute("SELECT value FROM campaign_meta WHERE key = 'sessions'").fetchone()
+            sessions = json.loads(row[0]) if row else []
+            sessions.append(provenance)
+            conn.execute("INSERT OR REPLACE INTO campaign_meta (key, value) VALUES ('sessions', ?)",
+                         (json.dumps(sessions),))
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """Every session's provenance, oldest first (empty for a store written before they were recorded)."""
+        raw = self.meta().get("sessions")
+        return json.loads(raw) if raw else []
+
     def meta(self) -> dict[str, str]:
         """The campaign's name, config_hash, config_text and created_at (ISO 8601, UTC)."""
         with self._guard():
