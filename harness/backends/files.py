@@ -1,10 +1,11 @@
 """Instances as the field's standard files: each puzzle in each formulation written as a solver format, with a
 variable map beside it that decodes a model back to a board, and a manifest of what was written.
 
-Formats written: ``cnf`` (DIMACS, the ``sat`` backend's encoding with its ``p cnf`` header).  The variable map
-(``NAME.FORMULATION.map.json``) lists, per cell that a ship can cover, the literal that is true exactly when a
-ship covers it (``cells``), and per placement its variable, ship length and cells (``placements``); a board is
-the cells whose literal is true in a model.  The manifest (``MANIFEST.json``) has per file: instance, source
+Formats written: ``cnf`` (DIMACS, the ``sat`` backend's encoding with its ``p cnf`` header) and ``opb`` (linear
+OPB: the placement formulation natively, :mod:`harness.backends.pb`; the cell formulation's CNF row by row).
+The variable map (``NAME.FORMULATION.map.json``) lists per placement its variable, ship length and cells
+(``placements``) and, where the file has them, per cell the literal true exactly when a ship covers it
+(``cells``); a board is the cells of a model (:func:`board_cells`).  The manifest (``MANIFEST.json``) has per file: instance, source
 file, format, formulation, encoding options, variables, clauses, expected status and count where the instance
 file knows them, and the file's sha256.
 """
@@ -19,7 +20,7 @@ from typing import Any
 from harness import __version__
 from harness.errors import UsageError
 
-WRITE_FORMATS = ("cnf",)
+WRITE_FORMATS = ("cnf", "opb")
 
 
 def _sha256(path: Path) -> str:
@@ -41,29 +42,50 @@ def encode_cnf(inst: Any, formulation: str, options: dict[str, Any] | None = Non
     return backend
 
 
-def write_cnf(inst: Any, formulation: str, out: Path, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``inst`` as ``out/NAME.FORMULATION.cnf`` with its variable map; the manifest entry."""
+def write_file(inst: Any, fmt: str, formulation: str, out: Path,
+               options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``inst`` as ``out/NAME.FORMULATION.FMT`` with its variable map; the manifest entry."""
+    from harness.backends.pb import PbRows, placement_rows, write_opb
     from harness.backends.tool import write_dimacs
+    from harness.model import build_model
 
-    enc = encode_cnf(inst, formulation, options)
     stem = f"{inst.name}.{formulation}"
-    cnf, varmap = out / f"{stem}.cnf", out / f"{stem}.map.json"
-    write_dimacs(cnf, enc.sat_pool.top, enc.sat_clauses,
-                 (f"battlebench {__version__}: {inst.name}, formulation {formulation}",
-                  f"ship cells: the cells whose literal in {varmap.name} is true"))
-    placements = {str(v): {"length": enc.model.placements[p].length,
-                           "cells": [list(c) for c in enc.model.placements[p].cells]}
-                  for p, v in sorted(enc.sat_w.items())}
-    varmap.write_text(json.dumps({"instance": inst.name, "formulation": formulation, "rows": inst.rows,
-                                  "cols": inst.cols, "cells": {f"{r},{c}": lit for (r, c), lit in
-                                                               sorted(enc.sat_s.items())},
-                                  "placements": placements}, indent=1) + "\n")
+    path, varmap = out / f"{stem}.{fmt}", out / f"{stem}.map.json"
+    note = (f"battlebench {__version__}: {inst.name}, formulation {formulation}",
+            f"ship cells: by the variable map {varmap.name}")
+    cells: dict[tuple[int, int], int] = {}
+    if fmt == "opb" and formulation == "placement":
+        model = build_model(inst)
+        pb = placement_rows(model)
+        write_opb(path, pb, note)
+        placement_var, variables, constraints, opts = pb.placement_var, pb.variables, len(pb.rows), {}
+    else:
+        enc = encode_cnf(inst, formulation, options)
+        model, placement_var, cells = enc.model, enc.sat_w, enc.sat_s
+        opts = {k: enc.opts[k] for k in ("encoding", "amo", "seed")}
+        if fmt == "cnf":
+            write_dimacs(path, enc.sat_pool.top, enc.sat_clauses, note)
+            variables, constraints = enc.sat_pool.top, len(enc.sat_clauses)
+        else:
+            pb = PbRows()
+            pb.variables = enc.sat_pool.top
+            for clause in enc.sat_clauses:
+                pb.clause(clause)
+            write_opb(path, pb, note)
+            variables, constraints = pb.variables, len(pb.rows)
+    placements = {str(v): {"length": model.placements[p].length,
+                           "cells": [list(c) for c in model.placements[p].cells]}
+                  for p, v in sorted(placement_var.items())}
+    body: dict[str, Any] = {"instance": inst.name, "formulation": formulation, "format": fmt, "rows": inst.rows,
+                            "cols": inst.cols, "placements": placements}
+    if cells:
+        body["cells"] = {f"{r},{c}": lit for (r, c), lit in sorted(cells.items())}
+    varmap.write_text(json.dumps(body, indent=1) + "\n")
     meta = dict(inst.meta)
-    return {"instance": inst.name, "file": cnf.name, "map": varmap.name, "format": "cnf",
-            "formulation": formulation, "options": {k: enc.opts[k] for k in ("encoding", "amo", "seed")},
-            "variables": enc.sat_pool.top, "clauses": len(enc.sat_clauses),
+    return {"instance": inst.name, "file": path.name, "map": varmap.name, "format": fmt,
+            "formulation": formulation, "options": opts, "variables": variables, "constraints": constraints,
             "expected_status": meta.get("expected_status"), "expected_count": meta.get("expected_count"),
-            "sha256": _sha256(cnf)}
+            "sha256": _sha256(path)}
 
 
 def write_all(paths: list[str], fmt: str, formulations: list[str], out: Path,
@@ -85,7 +107,7 @@ def write_all(paths: list[str], fmt: str, formulations: list[str], out: Path,
     entries = []
     for path, inst in instances:
         for f in formulations:
-            entry = write_cnf(inst, f, out, options)
+            entry = write_file(inst, fmt, f, out, options)
             entry["source"] = str(path)
             entries.append(entry)
     (out / "MANIFEST.json").write_text(json.dumps({"written_by": f"battlebench {__version__}",
@@ -94,14 +116,20 @@ def write_all(paths: list[str], fmt: str, formulations: list[str], out: Path,
 
 
 def board_cells(varmap: dict[str, Any], literals: list[int]) -> frozenset[tuple[int, int]]:
-    """The ship cells a model's literals say, by a variable map."""
+    """The ship cells a model's literals say, by a variable map: the cells whose literal is true (``cells``), or
+    the cells of the true placements (an OPB map of the placement formulation has only ``placements``)."""
     true = {lit for lit in literals if lit > 0}
     out = set()
-    for key, lit in varmap["cells"].items():
-        if (lit > 0 and lit in true) or (lit < 0 and -lit not in true):
-            r, c = key.split(",")
-            out.add((int(r), int(c)))
+    if "cells" in varmap:
+        for key, lit in varmap["cells"].items():
+            if (lit > 0 and lit in true) or (lit < 0 and -lit not in true):
+                r, c = key.split(",")
+                out.add((int(r), int(c)))
+        return frozenset(out)
+    for var, placement in varmap["placements"].items():
+        if int(var) in true:
+            out.update((r, c) for r, c in placement["cells"])
     return frozenset(out)
 
 
-__all__ = ["WRITE_FORMATS", "board_cells", "encode_cnf", "write_all", "write_cnf"]
+__all__ = ["WRITE_FORMATS", "board_cells", "encode_cnf", "write_all", "write_file"]

@@ -40,7 +40,7 @@ class ToolBackend(SatBackend):
     formulations = ("placement", "cell")
     options = {
         "tool": Option("cadical", str, None, "the tool entry to run (built in: cadical, cryptominisat5, minisat, "
-                                             "picosat, clasp)"),
+                                             "picosat, clasp on CNF; minisat-plus, clasp-opb on OPB)"),
         "tool_file": Option("", str, None, "a TOML file of more tool entries ([tools.NAME]; docs/tools.md)"),
         "encoding": Option("seqcounter", str, ENCODINGS, "CardEnc encoding of fleet counts and line clues"),
         "amo": Option("seqcounter", str, AMO_ENCODINGS, "CardEnc encoding of at-most-one constraints"),
@@ -90,12 +90,40 @@ class ToolBackend(SatBackend):
         return out
 
     def build(self) -> ModelSize:
+        from harness.backends.pb import PbRows, placement_rows
         from harness.tools import find_tool
 
         self.tool = find_tool(self.opts["tool"], self.opts["tool_file"] or None)
-        self.encode()
         self.tool_version = self.tool.version_of()
+        self.pb = None
+        if self.tool.format == "opb" and self.formulation == "placement":
+            self.pb = placement_rows(self.model)  # native pseudo-Boolean rows
+            return ModelSize(variables=self.pb.variables, constraints=len(self.pb.rows))
+        self.encode()
+        if self.tool.format == "opb":  # the cell formulation's CNF, clause by clause as rows
+            self.pb = PbRows()
+            self.pb.variables = self.sat_pool.top
+            for clause in self.sat_clauses:
+                self.pb.clause(clause)
         return ModelSize(variables=self.sat_pool.top, constraints=len(self.sat_clauses))
+
+    def _write(self, path: Path) -> None:
+        from harness.backends.pb import write_opb
+
+        if self.pb is not None:
+            write_opb(path, self.pb)
+        else:
+            write_dimacs(path, self.sat_pool.top, self.sat_clauses)
+
+    def _block(self, board: Board) -> None:
+        from harness.backends.pb import block_placement_board
+
+        if self.pb is not None and self.pb.placement_var:
+            block_placement_board(self.pb, self.model, board.cells)
+        elif self.pb is not None:
+            self.pb.clause([-self.sat_s[c] for c in board.cells])
+        else:
+            self.sat_clauses.append([-self.sat_s[c] for c in board.cells])
 
     def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
         from harness.tools import PARSERS, run_tool
@@ -103,13 +131,13 @@ class ToolBackend(SatBackend):
         deadline = Deadline(time_limit_s)
         parse = PARSERS[self.tool.output]
         work = Path(tempfile.mkdtemp(prefix=f"battlebench-{self.tool.name}-"))
-        cnf, out = work / "input.cnf", work / "answer.txt"
+        given, out = work / f"input.{self.tool.format}", work / "answer.txt"
         self._calls, self._tool_cpu = 0, 0.0
 
         def solve_once(remaining: float | None) -> Step:
-            write_dimacs(cnf, self.sat_pool.top, self.sat_clauses)
+            self._write(given)
             out.unlink(missing_ok=True)
-            ran = run_tool(self.tool.argv(cnf, out, self.opts["seed"]), remaining, work)
+            ran = run_tool(self.tool.argv(given, out, self.opts["seed"]), remaining, work)
             self._calls += 1
             self._tool_cpu += ran.cpu_s
             if ran.timed_out:
@@ -127,33 +155,38 @@ class ToolBackend(SatBackend):
                 return Step("limit")
             return Step("board", self._decode(said.literals))
 
-        def block(board: Board) -> None:
-            self.sat_clauses.append([-self.sat_s[c] for c in board.cells])
-
         try:
-            answer, calls = self.enumerate_by_blocking(limit, deadline, solve_once, block)
+            answer, calls = self.enumerate_by_blocking(limit, deadline, solve_once, self._block)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         answer.solver_reported_s = None  # the tool's own figures are not read; its CPU time is in the detail
         version = f" {self.tool_version}" if self.tool_version else ""
-        answer.detail = (f"{self.tool.name}{version} ({self.tool.origin}): {calls} runs, blocking each board and "
-                         f"running again; tool CPU {self._tool_cpu:.3f} s")
+        answer.detail = (f"{self.tool.name}{version} ({self.tool.origin}): {self.tool.format.upper()}, {calls} runs, "
+                         f"blocking each board and running again; tool CPU {self._tool_cpu:.3f} s")
         return answer
 
     def _decode(self, literals: list[int]) -> list[int]:
-        """The placements of a model, after checking it satisfies every clause of the file."""
+        """The placements of a model, after checking it meets every clause (or row) of the file."""
         true = set()
-        top = self.sat_pool.top
+        top = self.pb.variables if self.pb is not None else self.sat_pool.top
         for lit in literals:
             if lit == 0 or abs(lit) > top:
-                raise BackendError(f"tool {self.tool.name!r}: its model has literal {lit}, outside the CNF's "
+                raise BackendError(f"tool {self.tool.name!r}: its model has literal {lit}, outside the file's "
                                    f"{top} variables")
             if lit > 0:
                 true.add(lit)
-        for clause in self.sat_clauses:
-            if not any((lit > 0) == (abs(lit) in true) for lit in clause):
-                raise BackendError(f"tool {self.tool.name!r}: its model leaves the clause {clause[:8]} false "
-                                   "(not a model of the CNF)")
+        if self.pb is not None:
+            row = self.pb.violated(true)
+            if row is not None:
+                raise BackendError(f"tool {self.tool.name!r}: its model breaks the row {list(row[0])[:6]} >= "
+                                   f"{row[1]} (not a model of the file)")
+            if self.pb.placement_var:
+                return sorted(p for p, v in self.pb.placement_var.items() if v in true)
+        else:
+            for clause in self.sat_clauses:
+                if not any((lit > 0) == (abs(lit) in true) for lit in clause):
+                    raise BackendError(f"tool {self.tool.name!r}: its model leaves the clause {clause[:8]} false "
+                                       "(not a model of the CNF)")
         return sorted(p for p, v in self.sat_w.items() if v in true)
 
 

@@ -1,4 +1,4 @@
-"""What solver binaries print, read: the SAT competition's ``s``/``v`` lines and MiniSat's result file.
+"""What solver binaries print, read: the SAT and PB competitions' ``s``/``v`` lines and MiniSat's result file.
 
 A parser takes the tool's standard output and the text of its ``{out}`` file (empty when it wrote none) and
 returns a :class:`ToolOutput`; output it cannot read raises :class:`~harness.errors.BackendError` with one line
@@ -73,9 +73,40 @@ def minisat_file(_stdout: str, out: str) -> ToolOutput:
     return ToolOutput("sat", literals)
 
 
+def pb_competition(stdout: str, _out: str = "") -> ToolOutput:
+    """The PB competition's lines: ``s SATISFIABLE`` (or ``OPTIMUM FOUND``) / ``s UNSATISFIABLE`` / ``s UNKNOWN``,
+    the model on ``v`` lines as ``x3 -x5`` (a ``-`` or ``~`` marks a false variable)."""
+    status, tokens = None, []
+    for line in stdout.splitlines():
+        if line.startswith("s "):
+            if status is not None:
+                raise BackendError("the tool printed two 's' lines")
+            status = line[2:].strip()
+        elif line.startswith("v ") or line == "v":
+            tokens += line[1:].split()
+    table = {"SATISFIABLE": "sat", "OPTIMUM FOUND": "sat", "UNSATISFIABLE": "unsat", "UNKNOWN": "unknown"}
+    if status is None:
+        raise BackendError("the tool printed no 's' line (no answer)")
+    if status not in table:
+        raise BackendError(f"the tool's 's' line says {status[:40]!r}, which is no PB answer")
+    out = ToolOutput(table[status])
+    if out.result != "sat":
+        return out
+    for tok in tokens:
+        negated = tok[:1] in "-~"
+        name = tok[1:] if negated else tok
+        if not name.startswith("x") or not name[1:].isdigit() or int(name[1:]) == 0:
+            raise BackendError(f"a 'v' line: {tok[:20]!r} is not a variable x<N>")
+        out.literals.append(-int(name[1:]) if negated else int(name[1:]))
+    if not out.literals:
+        raise BackendError("the tool says SATISFIABLE but printed no model")
+    return out
+
+
 PARSERS: dict[str, Callable[[str, str], ToolOutput]] = {
     "sat-competition": sat_competition,
     "minisat": minisat_file,
+    "pb-competition": pb_competition,
 }
 
-__all__ = ["PARSERS", "ToolOutput", "minisat_file", "sat_competition"]
+__all__ = ["PARSERS", "ToolOutput", "minisat_file", "pb_competition", "sat_competition"]

@@ -19,6 +19,7 @@ from harness.backends.files import board_cells
 from tiny import BY_NAME, MANY, SOLVER_UNSAT, truth
 
 CASES = MANY[:10] + SOLVER_UNSAT + [BY_NAME["touching-hints"], BY_NAME["right-and-middle"]]
+OPB_CASES = MANY[:5] + SOLVER_UNSAT[:2] + [BY_NAME["touching-hints"]]  # SCIP reads them back: slower per file
 
 
 def _models(cnf_path, varmap) -> set[frozenset]:
@@ -37,17 +38,62 @@ def _models(cnf_path, varmap) -> set[frozenset]:
     return boards
 
 
-@pytest.fixture(scope="module")
-def written(tmp_path_factory):
-    src, out = tmp_path_factory.mktemp("src"), tmp_path_factory.mktemp("cnf")
+def _sources(tmp_path_factory):
+    src = tmp_path_factory.mktemp("src")
     paths = []
     for inst in CASES:
         path = src / f"{inst.name}.toml"
         write_instance(inst, path, "native")
         paths.append(path)
-    code = run_quiet("write", *paths, "--out", out)
-    assert code == 0
+    return paths
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cnf")
+    assert run_quiet("write", *_sources(tmp_path_factory), "--out", out) == 0
     return out
+
+
+@pytest.fixture(scope="module")
+def written_opb(tmp_path_factory):
+    out = tmp_path_factory.mktemp("opb")
+    assert run_quiet("write", *_sources(tmp_path_factory), "--format", "opb", "--out", out) == 0
+    return out
+
+
+def _scip_boards(opb_path, varmap) -> set[frozenset]:
+    """Every board an OPB file admits, read by SCIP (pyscipopt's OPB reader): solve, decode by the map, exclude
+    that board's cells, solve again."""
+    pyscipopt = pytest.importorskip("pyscipopt")
+    model = pyscipopt.Model()
+    model.hideOutput()
+    model.readProblem(str(opb_path))
+    by_name = {v.name.lstrip("t_"): v for v in model.getVars()}
+    var = {int(name[1:]): v for name, v in by_name.items() if name[:1] == "x" and name[1:].isdigit()}
+    boards = set()
+    while True:
+        model.optimize()
+        if model.getStatus() != "optimal":
+            assert model.getStatus() == "infeasible", model.getStatus()
+            return boards
+        sol = model.getBestSol()
+        true = [i for i, v in var.items() if model.getSolVal(sol, v) > 0.5]
+        cells = board_cells(varmap, true)
+        assert cells not in boards
+        boards.add(cells)
+        model.freeTransform()
+        if "cells" in varmap:  # some cell literal differs from this board
+            terms = []
+            for key, lit in varmap["cells"].items():
+                r, c = map(int, key.split(","))
+                x = var[abs(lit)] if lit > 0 else 1 - var[abs(lit)]
+                terms.append(1 - x if (r, c) in cells else x)
+            model.addCons(pyscipopt.quicksum(terms) >= 1)
+        else:  # fewer than all its cells covered (boards have equally many ship cells)
+            covering = [var[int(v)] for v, p in varmap["placements"].items() for rc in p["cells"]
+                        if tuple(rc) in cells]
+            model.addCons(pyscipopt.quicksum(covering) <= len(cells) - 1)
 
 
 def run_quiet(*argv):
@@ -63,6 +109,14 @@ def test_every_file_admits_exactly_the_brute_force_boards(written, formulation):
         assert _models(written / f"{inst.name}.{formulation}.cnf", varmap) == truth(inst.name), inst.name
 
 
+@pytest.mark.parametrize("formulation", ["placement", "cell"])
+def test_every_opb_file_admits_exactly_the_brute_force_boards(written_opb, formulation):
+    for inst in OPB_CASES:
+        varmap = json.loads((written_opb / f"{inst.name}.{formulation}.map.json").read_text())
+        got = _scip_boards(written_opb / f"{inst.name}.{formulation}.opb", varmap)
+        assert got == truth(inst.name), inst.name
+
+
 def test_the_manifest_names_every_file_with_its_hash_and_what_the_instance_expects(written):
     manifest = json.loads((written / "MANIFEST.json").read_text())
     assert len(manifest["files"]) == 2 * len(CASES)
@@ -70,7 +124,7 @@ def test_the_manifest_names_every_file_with_its_hash_and_what_the_instance_expec
         data = (written / entry["file"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == entry["sha256"]
         header = next(line for line in data.decode().splitlines() if line.startswith("p cnf"))
-        assert header == f"p cnf {entry['variables']} {entry['clauses']}"
+        assert header == f"p cnf {entry['variables']} {entry['constraints']}"
     solbat = ROOT / "instances" / "solbat" / "sb_12_12_5_0.toml"
     out = written / "solbat"
     assert run_quiet("write", solbat, "--formulation", "placement", "--out", out) == 0

@@ -28,10 +28,10 @@ def _script(tmp: Path, name: str, body: str) -> Path:
     return path
 
 
-def _tool_file(tmp: Path, name: str, command: list[str], output: str = "sat-competition") -> Path:
+def _tool_file(tmp: Path, name: str, command: list[str], output: str = "sat-competition", fmt: str = "cnf") -> Path:
     path = tmp / f"{name}.toml"
     quoted = ", ".join(f'"{a}"' for a in command)
-    path.write_text(f'[tools.{name}]\nformat = "cnf"\ncommand = [{quoted}]\noutput = "{output}"\n'
+    path.write_text(f'[tools.{name}]\nformat = "{fmt}"\ncommand = [{quoted}]\noutput = "{output}"\n'
                     f'version = ["{command[0]}", "--version"]\ninstall = "pip install nothing-here"\n')
     return path
 
@@ -92,7 +92,7 @@ def test_a_users_tool_entry_runs_with_no_code(isolated, tmp_path):
     ("print('s SATISFIABLE')", "no model"),
     ("print('s MAYBE')", "no SAT answer"),
     ("print('s SATISFIABLE'); print('v 1 x2 0')", "not a literal"),
-    ("print('s SATISFIABLE'); print('v 999999 0')", "outside the CNF"),
+    ("print('s SATISFIABLE'); print('v 999999 0')", "outside the file"),
     ("import sys; n = int(open(sys.argv[1]).read().split('p cnf ')[1].split()[0]);"
      "print('s SATISFIABLE'); print('v ' + ' '.join(str(-v) for v in range(1, n + 1)) + ' 0')", "not a model"),
     ("import sys; sys.stderr.write('Segmentation fault\\n'); sys.exit(139)", "Segmentation fault"),
@@ -189,3 +189,25 @@ def test_a_machine_without_the_binaries_lists_each_tool_with_its_install_line(mo
     assert "apt-get install cadical" in cls.available()
     code, out, _ = run(capsys, "backends", "--no-versions")
     assert code == 0 and "tool = minisat (cnf)  NOT INSTALLED" in out and "apt-get install minisat" in out
+
+
+@pytest.mark.parametrize("formulation", ["placement", "cell"])
+def test_an_opb_tool_whose_model_breaks_a_row_is_an_error(isolated, tmp_path, formulation):
+    body = ("import sys; n = int(open(sys.argv[1]).read().split('#variable= ')[1].split()[0]);"
+            "print('s SATISFIABLE'); print('v ' + ' '.join(f'-x{v}' for v in range(1, n + 1)))")
+    script = _script(tmp_path, "pbbad", body)
+    tool_file = _tool_file(tmp_path, "pbbad", [str(script), "{file}"], "pb-competition", "opb")
+    res = isolated.solve(MANY[0], "tool", formulation, Task.count(0), {"tool": "pbbad", "tool_file": str(tool_file)},
+                         30)
+    assert res.status is Status.ERROR and "breaks the row" in res.error, res.error
+
+
+def test_the_pb_parser_reads_the_competitions_lines_and_refuses_the_rest():
+    from harness.tools.parsers import pb_competition
+
+    assert pb_competition("s SATISFIABLE\nv x1 -x2\nv ~x3 x4\n").literals == [1, -2, -3, 4]
+    assert pb_competition("s OPTIMUM FOUND\nv x2\n").result == "sat"
+    assert pb_competition("s UNSATISFIABLE\n").result == "unsat"
+    for bad in ("v x1\n", "s SATISFIABLE\nv y1\n", "s SATISFIABLE\nv x0\n", "s SATISFIABLE\n", "s HUH\n"):
+        with pytest.raises(BackendError):
+            pb_competition(bad)
