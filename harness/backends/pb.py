@@ -92,10 +92,8 @@ def block_placement_board(pb: PbRows, model: Any, cells: frozenset) -> None:
 def write_opb(path: Path, pb: PbRows, comments: tuple[str, ...] = ()) -> None:
     with open(path, "w") as f:
         f.write(f"* #variable= {pb.variables} #constraint= {len(pb.rows)}\n")
-        for line in comments:
-            f.write(f"* {line}\n")
-        for terms, rhs in pb.rows:
-            f.write(" ".join(f"{c:+d} x{v}" for c, v in terms) + f" >= {rhs} ;\n")
+        f.writelines(f"* {line}\n" for line in comments)
+        f.writelines(" ".join(f"{c:+d} x{v}" for c, v in terms) + f" >= {rhs} ;\n" for terms, rhs in pb.rows)
 
 
 __all__ = ["PbRows", "Row", "block_placement_board", "placement_rows", "write_opb"]

@@ -27,11 +27,9 @@ from harness.puzzle.board import Board
 def write_dimacs(path: Path, variables: int, clauses: list[list[int]], comments: tuple[str, ...] = ()) -> None:
     """A DIMACS CNF file with its ``p cnf`` header (some solvers reject a file without it)."""
     with open(path, "w") as f:
-        for line in comments:
-            f.write(f"c {line}\n")
+        f.writelines(f"c {line}\n" for line in comments)
         f.write(f"p cnf {variables} {len(clauses)}\n")
-        for clause in clauses:
-            f.write(" ".join(map(str, clause)) + " 0\n")
+        f.writelines(" ".join(map(str, clause)) + " 0\n" for clause in clauses)
 
 
 class ToolBackend(SatBackend):

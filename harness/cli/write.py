@@ -31,8 +31,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.backends.sat import SatBackend
     from harness.backends.files import write_all
+    from harness.backends.sat import SatBackend
 
     options = SatBackend.resolve_options({"encoding": args.encoding, "amo": args.amo})
     entries = write_all(args.paths, args.format, args.formulation or ["placement", "cell"], args.out,

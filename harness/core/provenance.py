@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,8 @@ def _memory_gib() -> float | None:
 
 def _git(*args: str) -> str | None:
     try:
-        got = subprocess.run(["git", "-C", str(SOURCE), *args], capture_output=True, text=True, timeout=10)
+        got = subprocess.run(["git", "-C", str(SOURCE), *args], capture_output=True, text=True, timeout=10,
+                             check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return got.stdout.strip() if got.returncode == 0 else None
@@ -62,7 +63,7 @@ def machine() -> dict[str, Any]:
         load = [round(x, 2) for x in os.getloadavg()]
     except OSError:
         load = None
-    return {"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "host": HOST,
+    return {"started_at": datetime.now(UTC).isoformat(timespec="seconds"), "host": HOST,
             "cpu": _cpu_model(), "cores": os.cpu_count(), "memory_gib": _memory_gib(),
             "kernel": platform.release(), "os": platform.platform(), "python": platform.python_version(),
             "load_avg": load, "battlebench": __version__, "commit": harness_commit()}

@@ -50,7 +50,7 @@ class Tool:
         if not self.version or not shutil.which(self.version[0]):
             return None
         try:
-            got = subprocess.run(self.version, capture_output=True, text=True, timeout=20)
+            got = subprocess.run(self.version, capture_output=True, text=True, timeout=20, check=False)
         except (OSError, subprocess.TimeoutExpired):
             return None
         found = re.search(self.version_pattern, got.stdout + "\n" + got.stderr)

@@ -7,8 +7,8 @@ saying what was wrong.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from harness.errors import BackendError
 
