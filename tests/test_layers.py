@@ -45,7 +45,7 @@ ALLOWED = {
 MEASURING = ("runner/run.py", "runner/campaign.py", "runner/worker.py", "runner/process.py", "runner/config.py",
              "runner/local.py", "runner/dask.py", "runner/race.py", "runner/progress.py", "store/sqlite.py")
 SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat", "cpmpy", "minizinc", "pyscipopt", "pychoco", "z3", "exact",
-               "pumpkin_solver", "pindakaas"}
+               "pumpkin_solver", "pindakaas", "clingo"}
 
 
 def _layer(path: Path) -> str:

@@ -31,6 +31,7 @@ BACKENDS: dict[str, str] = {
     "minizinc": "harness.backends.minizinc:MiniZincBackend",
     "sat": "harness.backends.sat:SatBackend",
     "tool": "harness.backends.tool:ToolBackend",
+    "asp": "harness.backends.asp:AspBackend",
 }
 TEST_BACKENDS: dict[str, str] = {
     "fake": "harness.backends.fake:FakeBackend",

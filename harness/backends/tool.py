@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -132,12 +133,17 @@ class ToolBackend(SatBackend):
         given, out = work / f"input.{self.tool.format}", work / "answer.txt"
         self._calls, self._tool_cpu = 0, 0.0
 
+        self._write_s = self._tool_wall = 0.0
+
         def solve_once(remaining: float | None) -> Step:
+            t0 = time.perf_counter()
             self._write(given)
             out.unlink(missing_ok=True)
+            self._write_s += time.perf_counter() - t0
             ran = run_tool(self.tool.argv(given, out, self.opts["seed"]), remaining, work)
             self._calls += 1
             self._tool_cpu += ran.cpu_s
+            self._tool_wall += ran.wall_s
             if ran.timed_out:
                 return Step("limit")
             text = out.read_text(errors="replace") if out.exists() else ""
@@ -160,7 +166,8 @@ class ToolBackend(SatBackend):
         answer.solver_reported_s = None  # the tool's own figures are not read; its CPU time is in the detail
         version = f" {self.tool_version}" if self.tool_version else ""
         answer.detail = (f"{self.tool.name}{version} ({self.tool.origin}): {self.tool.format.upper()}, {calls} runs, "
-                         f"blocking each board and running again; tool CPU {self._tool_cpu:.3f} s")
+                         f"blocking each board and running again; files written in {self._write_s:.3f} s, "
+                         f"the tool ran {self._tool_wall:.3f} s wall, {self._tool_cpu:.3f} s CPU")
         return answer
 
     def _decode(self, literals: list[int]) -> list[int]:
