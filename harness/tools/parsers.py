@@ -33,8 +33,8 @@ def _literals(tokens: list[str], where: str) -> list[int]:
     return out
 
 
-def sat_competition(stdout: str, _out: str = "") -> ToolOutput:
-    """``s SATISFIABLE`` / ``s UNSATISFIABLE`` / ``s UNKNOWN`` and the model on ``v`` lines."""
+def _s_and_v(stdout: str, table: dict[str, str], kind: str) -> tuple[str, list[str]]:
+    """The competitions' shared lines: the one ``s`` line (its meaning by ``table``) and the ``v`` lines' tokens."""
     status, tokens = None, []
     for line in stdout.splitlines():
         if line.startswith("s "):
@@ -43,12 +43,18 @@ def sat_competition(stdout: str, _out: str = "") -> ToolOutput:
             status = line[2:].strip()
         elif line.startswith("v ") or line == "v":
             tokens += line[1:].split()
-    table = {"SATISFIABLE": "sat", "UNSATISFIABLE": "unsat", "UNKNOWN": "unknown", "INDETERMINATE": "unknown"}
     if status is None:
         raise BackendError("the tool printed no 's' line (no answer)")
     if status not in table:
-        raise BackendError(f"the tool's 's' line says {status[:40]!r}, which is no SAT answer")
-    out = ToolOutput(table[status])
+        raise BackendError(f"the tool's 's' line says {status[:40]!r}, which is no {kind} answer")
+    return table[status], tokens
+
+
+def sat_competition(stdout: str, _out: str = "") -> ToolOutput:
+    """``s SATISFIABLE`` / ``s UNSATISFIABLE`` / ``s UNKNOWN`` and the model on ``v`` lines."""
+    status, tokens = _s_and_v(stdout, {"SATISFIABLE": "sat", "UNSATISFIABLE": "unsat", "UNKNOWN": "unknown",
+                                       "INDETERMINATE": "unknown"}, "SAT")
+    out = ToolOutput(status)
     if out.result == "sat":
         out.literals = _literals(tokens, "a 'v' line")
         if not out.literals:
@@ -76,20 +82,9 @@ def minisat_file(_stdout: str, out: str) -> ToolOutput:
 def pb_competition(stdout: str, _out: str = "") -> ToolOutput:
     """The PB competition's lines: ``s SATISFIABLE`` (or ``OPTIMUM FOUND``) / ``s UNSATISFIABLE`` / ``s UNKNOWN``,
     the model on ``v`` lines as ``x3 -x5`` (a ``-`` or ``~`` marks a false variable)."""
-    status, tokens = None, []
-    for line in stdout.splitlines():
-        if line.startswith("s "):
-            if status is not None:
-                raise BackendError("the tool printed two 's' lines")
-            status = line[2:].strip()
-        elif line.startswith("v ") or line == "v":
-            tokens += line[1:].split()
-    table = {"SATISFIABLE": "sat", "OPTIMUM FOUND": "sat", "UNSATISFIABLE": "unsat", "UNKNOWN": "unknown"}
-    if status is None:
-        raise BackendError("the tool printed no 's' line (no answer)")
-    if status not in table:
-        raise BackendError(f"the tool's 's' line says {status[:40]!r}, which is no PB answer")
-    out = ToolOutput(table[status])
+    status, tokens = _s_and_v(stdout, {"SATISFIABLE": "sat", "OPTIMUM FOUND": "sat", "UNSATISFIABLE": "unsat",
+                                       "UNKNOWN": "unknown"}, "PB")
+    out = ToolOutput(status)
     if out.result != "sat":
         return out
     for tok in tokens:
