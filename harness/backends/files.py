@@ -1,8 +1,9 @@
 """Instances as the field's standard files: each puzzle in each formulation written as a solver format, with a
 variable map beside it that decodes a model back to a board, and a manifest of what was written.
 
-Formats written: ``cnf`` (DIMACS, the ``sat`` backend's encoding with its ``p cnf`` header) and ``opb`` (linear
-OPB: the placement formulation natively, :mod:`harness.backends.pb`; the cell formulation's CNF row by row).
+Formats written: ``cnf`` (DIMACS, the ``sat`` backend's encoding with its ``p cnf`` header), ``opb`` (linear
+OPB: the placement formulation natively, :mod:`harness.backends.pb`; the cell formulation's CNF row by row) and
+``lp`` (the same rows as a CPLEX LP file of binary variables).
 The variable map (``NAME.FORMULATION.map.json``) lists per placement its variable, ship length and cells
 (``placements``) and, where the file has them, per cell the literal true exactly when a ship covers it
 (``cells``); a board is the cells of a model (:func:`board_cells`).  The manifest (``MANIFEST.json``) has per file: instance, source
@@ -20,7 +21,7 @@ from typing import Any
 from harness import __version__
 from harness.errors import UsageError
 
-WRITE_FORMATS = ("cnf", "opb")
+WRITE_FORMATS = ("cnf", "opb", "lp")
 
 
 def _sha256(path: Path) -> str:
@@ -45,7 +46,7 @@ def encode_cnf(inst: Any, formulation: str, options: dict[str, Any] | None = Non
 def write_file(inst: Any, fmt: str, formulation: str, out: Path,
                options: dict[str, Any] | None = None) -> dict[str, Any]:
     """``inst`` as ``out/NAME.FORMULATION.FMT`` with its variable map; the manifest entry."""
-    from harness.backends.pb import PbRows, placement_rows, write_opb
+    from harness.backends.pb import PbRows, placement_rows, write_lp, write_opb
     from harness.backends.tool import write_dimacs
     from harness.model import build_model
 
@@ -54,10 +55,11 @@ def write_file(inst: Any, fmt: str, formulation: str, out: Path,
     note = (f"battlebench {__version__}: {inst.name}, formulation {formulation}",
             f"ship cells: by the variable map {varmap.name}")
     cells: dict[tuple[int, int], int] = {}
-    if fmt == "opb" and formulation == "placement":
+    write_rows = write_lp if fmt == "lp" else write_opb
+    if fmt in ("opb", "lp") and formulation == "placement":
         model = build_model(inst)
         pb = placement_rows(model)
-        write_opb(path, pb, note)
+        write_rows(path, pb, note)
         placement_var, variables, constraints, opts = pb.placement_var, pb.variables, len(pb.rows), {}
     else:
         enc = encode_cnf(inst, formulation, options)
@@ -71,7 +73,7 @@ def write_file(inst: Any, fmt: str, formulation: str, out: Path,
             pb.variables = enc.sat_pool.top
             for clause in enc.sat_clauses:
                 pb.clause(clause)
-            write_opb(path, pb, note)
+            write_rows(path, pb, note)
             variables, constraints = pb.variables, len(pb.rows)
     placements = {str(v): {"length": model.placements[p].length,
                            "cells": [list(c) for c in model.placements[p].cells]}

@@ -1,9 +1,10 @@
-"""The formulations as pseudo-Boolean rows for OPB files: the placement formulation natively (one 0-1 variable per
+"""The formulations as pseudo-Boolean rows for OPB and LP files: the placement formulation natively (one 0-1 variable per
 placement; fleet counts, line clues and ship hints as equalities and inequalities, at most one placement per cell
 or per no-touch window), and any CNF clause as a row, so the cell formulation reads as OPB too.
 
 A row ``(terms, rhs)`` means ``sum(coef * x_var) >= rhs`` over ``terms = ((coef, var), ...)``; an equality is two
-rows.  :func:`write_opb` writes the PB competition's linear OPB (``+1 x3 -2 x5 >= -1 ;``).
+rows.  :func:`write_opb` writes the PB competition's linear OPB (``+1 x3 -2 x5 >= -1 ;``), :func:`write_lp` the
+same rows as a CPLEX LP file of binary variables (for MIP solvers).
 """
 
 from __future__ import annotations
@@ -96,4 +97,20 @@ def write_opb(path: Path, pb: PbRows, comments: tuple[str, ...] = ()) -> None:
         f.writelines(" ".join(f"{c:+d} x{v}" for c, v in terms) + f" >= {rhs} ;\n" for terms, rhs in pb.rows)
 
 
-__all__ = ["PbRows", "Row", "block_placement_board", "placement_rows", "write_opb"]
+def write_lp(path: Path, pb: PbRows, comments: tuple[str, ...] = ()) -> None:
+    """The rows as a CPLEX LP file of binary variables ``x1..xN``: a zero objective naming every variable in
+    order (so GLPK numbers its columns ``1..N``), each row a ``>=`` constraint, ``Binary`` for all."""
+    names = [f"x{v}" for v in range(1, pb.variables + 1)]
+    lines = [f"\\ {line}" for line in comments]
+    lines.append("Minimize")
+    lines.append(" obj: " + (" + ".join(f"0 {n}" for n in names) if names else "0"))
+    lines.append("Subject To")
+    lines += [f" c{i}: " + " ".join(f"{c:+d} x{v}" for c, v in terms) + f" >= {rhs}"
+              for i, (terms, rhs) in enumerate(pb.rows, 1)]
+    lines.append("Binary")
+    lines += [" " + " ".join(names[i:i + 20]) for i in range(0, len(names), 20)]
+    lines.append("End")
+    path.write_text("\n".join(lines) + "\n")
+
+
+__all__ = ["PbRows", "Row", "block_placement_board", "placement_rows", "write_lp", "write_opb"]

@@ -39,7 +39,8 @@ class ToolBackend(SatBackend):
     formulations = ("placement", "cell")
     options = {
         "tool": Option("cadical", str, None, "the tool entry to run (built in: cadical, cryptominisat5, minisat, "
-                                             "picosat, clasp on CNF; minisat-plus, clasp-opb on OPB)"),
+                                             "picosat, clasp on CNF; minisat-plus, clasp-opb on OPB; cbc, "
+                                             "glpsol on LP)"),
         "tool_file": Option("", str, None, "a TOML file of more tool entries ([tools.NAME]; docs/tools.md)"),
         "encoding": Option("seqcounter", str, ENCODINGS, "CardEnc encoding of fleet counts and line clues"),
         "amo": Option("seqcounter", str, AMO_ENCODINGS, "CardEnc encoding of at-most-one constraints"),
@@ -95,11 +96,11 @@ class ToolBackend(SatBackend):
         self.tool = find_tool(self.opts["tool"], self.opts["tool_file"] or None)
         self.tool_version = self.tool.version_of()
         self.pb = None
-        if self.tool.format == "opb" and self.formulation == "placement":
+        if self.tool.format in ("opb", "lp") and self.formulation == "placement":
             self.pb = placement_rows(self.model)  # native pseudo-Boolean rows
             return ModelSize(variables=self.pb.variables, constraints=len(self.pb.rows))
         self.encode()
-        if self.tool.format == "opb":  # the cell formulation's CNF, clause by clause as rows
+        if self.tool.format in ("opb", "lp"):  # the cell formulation's CNF, clause by clause as rows
             self.pb = PbRows()
             self.pb.variables = self.sat_pool.top
             for clause in self.sat_clauses:
@@ -107,10 +108,10 @@ class ToolBackend(SatBackend):
         return ModelSize(variables=self.sat_pool.top, constraints=len(self.sat_clauses))
 
     def _write(self, path: Path) -> None:
-        from harness.backends.pb import write_opb
+        from harness.backends.pb import write_lp, write_opb
 
         if self.pb is not None:
-            write_opb(path, self.pb)
+            (write_lp if self.tool.format == "lp" else write_opb)(path, self.pb)
         else:
             write_dimacs(path, self.sat_pool.top, self.sat_clauses)
 

@@ -1,4 +1,4 @@
-"""``battlebench write``: puzzles as the field's standard files (DIMACS CNF, OPB) with variable maps and a manifest."""
+"""``battlebench write``: puzzles as the field's standard files (DIMACS CNF, OPB, LP) with variable maps and a manifest."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ NAME = "write"
 
 
 def add_parser(sub: Any) -> None:
-    c = command(sub, NAME, "write puzzles as solver files (DIMACS CNF, OPB) with variable maps and a manifest",
+    c = command(sub, NAME, "write puzzles as solver files (DIMACS CNF, OPB, LP) with variable maps and a manifest",
                 "Write each puzzle in each formulation as a standard solver file, with a variable map (JSON) beside "
                 "it that decodes a model back to a board, and MANIFEST.json (instance, format, formulation, "
                 "expected count where known, sha256), so other harnesses and solvers can use them "
@@ -22,7 +22,7 @@ def add_parser(sub: Any) -> None:
                  "battlebench write instances/smoke/tiny_4x4.toml --formulation cell --out /tmp/cnf"],
                 {0: "written", 2: BAD_INPUT + " (nothing is written when any puzzle cannot be read)"})
     c.add_argument("paths", nargs="+", metavar="PATH", help="puzzle files")
-    c.add_argument("--format", default="cnf", help="the file format: cnf | opb")
+    c.add_argument("--format", default="cnf", help="the file format: cnf | opb | lp")
     c.add_argument("--formulation", "-f", action="append", default=None,
                    help="placement | cell (repeatable; default: both)")
     c.add_argument("--encoding", default="seqcounter", help="CardEnc encoding of fleet counts and line clues")

@@ -15,7 +15,7 @@ from pathlib import Path
 from harness.errors import UsageError
 from harness.tools.parsers import PARSERS
 
-FORMATS = ("cnf", "opb")  # the file formats the tool backend writes
+FORMATS = ("cnf", "opb", "lp")  # the file formats the tool backend writes
 FIELDS = {"format", "command", "output", "version", "version_pattern", "install"}
 PLACEHOLDERS = ("{file}", "{out}", "{seed}")
 

@@ -1,4 +1,5 @@
-"""What solver binaries print, read: the SAT and PB competitions' ``s``/``v`` lines and MiniSat's result file.
+"""What solver binaries print, read: the SAT and PB competitions' ``s``/``v`` lines, MiniSat's result file, and
+the solution files of CBC and GLPK.
 
 A parser takes the tool's standard output and the text of its ``{out}`` file (empty when it wrote none) and
 returns a :class:`ToolOutput`; output it cannot read raises :class:`~harness.errors.BackendError` with one line
@@ -98,10 +99,70 @@ def pb_competition(stdout: str, _out: str = "") -> ToolOutput:
     return out
 
 
+def _binary(value: str, name: str) -> bool:
+    try:
+        x = float(value)
+    except ValueError:
+        raise BackendError(f"the solution gives {name} the value {value[:20]!r}, not a number") from None
+    if abs(x - round(x)) > 1e-6 or round(x) not in (0, 1):
+        raise BackendError(f"the solution gives {name} the value {value}, not 0 or 1")
+    return round(x) == 1
+
+
+def cbc_solution(_stdout: str, out: str) -> ToolOutput:
+    """CBC's solution file (``solu FILE``): a status line, then ``index name value reduced-cost`` per column."""
+    lines = out.splitlines()
+    if not lines:
+        raise BackendError("the tool wrote no solution file")
+    head = lines[0].strip()
+    if head.startswith(("Infeasible", "Integer infeasible")):
+        return ToolOutput("unsat")
+    if head.startswith(("Stopped", "Time limit")):
+        return ToolOutput("unknown")
+    if not head.startswith("Optimal"):
+        raise BackendError(f"the solution file begins {head[:40]!r}, no status CBC writes")
+    literals = []
+    for line in lines[1:]:
+        parts = line.split()
+        if len(parts) < 3 or not parts[1].startswith("x") or not parts[1][1:].isdigit():
+            raise BackendError(f"the solution file has the line {line.strip()[:40]!r}, not a column x<N>")
+        v = int(parts[1][1:])
+        literals.append(v if _binary(parts[2], parts[1]) else -v)
+    return ToolOutput("sat", literals)
+
+
+def glpk_solution(_stdout: str, out: str) -> ToolOutput:
+    """GLPK's solution file (``-w FILE``): ``s mip ROWS COLS STATUS OBJ``, then ``j COL VALUE`` per column (its
+    columns are ``x1..xN`` in that order: the LP file names them so in its objective)."""
+    status, literals = None, []
+    for line in out.splitlines():
+        parts = line.split()
+        if parts[:2] == ["s", "mip"] and len(parts) >= 5:
+            status = parts[4]
+        elif parts[:1] == ["j"] and len(parts) >= 3:
+            if not parts[1].isdigit():
+                raise BackendError(f"the solution file has the line {line.strip()[:40]!r}")
+            literals.append(int(parts[1]) if _binary(parts[2], f"column {parts[1]}") else -int(parts[1]))
+    if status is None:
+        raise BackendError("the tool wrote no solution file" if not out.strip()
+                           else "the solution file has no 's mip' line")
+    meaning = {"o": "sat", "f": "sat", "n": "unsat", "u": "unknown"}.get(status)
+    if meaning is None:
+        raise BackendError(f"the solution file's status {status[:10]!r} is none GLPK writes")
+    if meaning != "sat":
+        return ToolOutput(meaning)
+    if not literals:
+        raise BackendError("the solution file says feasible but holds no column values")
+    return ToolOutput("sat", literals)
+
+
 PARSERS: dict[str, Callable[[str, str], ToolOutput]] = {
     "sat-competition": sat_competition,
     "minisat": minisat_file,
     "pb-competition": pb_competition,
+    "cbc-solution": cbc_solution,
+    "glpk-solution": glpk_solution,
 }
 
-__all__ = ["PARSERS", "ToolOutput", "minisat_file", "pb_competition", "sat_competition"]
+__all__ = ["PARSERS", "ToolOutput", "cbc_solution", "glpk_solution", "minisat_file", "pb_competition",
+           "sat_competition"]

@@ -55,15 +55,15 @@ def written(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
-def written_opb(tmp_path_factory):
-    out = tmp_path_factory.mktemp("opb")
-    assert run_quiet("write", *_sources(tmp_path_factory), "--format", "opb", "--out", out) == 0
-    return out
+@pytest.fixture(scope="module", params=["opb", "lp"])
+def written_rows(tmp_path_factory, request):
+    out = tmp_path_factory.mktemp(request.param)
+    assert run_quiet("write", *_sources(tmp_path_factory), "--format", request.param, "--out", out) == 0
+    return out, request.param
 
 
 def _scip_boards(opb_path, varmap) -> set[frozenset]:
-    """Every board an OPB file admits, read by SCIP (pyscipopt's OPB reader): solve, decode by the map, exclude
+    """Every board an OPB or LP file admits, read by SCIP (pyscipopt's readers): solve, decode by the map, exclude
     that board's cells, solve again."""
     pyscipopt = pytest.importorskip("pyscipopt")
     model = pyscipopt.Model()
@@ -110,11 +110,12 @@ def test_every_file_admits_exactly_the_brute_force_boards(written, formulation):
 
 
 @pytest.mark.parametrize("formulation", ["placement", "cell"])
-def test_every_opb_file_admits_exactly_the_brute_force_boards(written_opb, formulation):
+def test_every_opb_and_lp_file_admits_exactly_the_brute_force_boards(written_rows, formulation):
+    out, fmt = written_rows
     for inst in OPB_CASES:
-        varmap = json.loads((written_opb / f"{inst.name}.{formulation}.map.json").read_text())
-        got = _scip_boards(written_opb / f"{inst.name}.{formulation}.opb", varmap)
-        assert got == truth(inst.name), inst.name
+        varmap = json.loads((out / f"{inst.name}.{formulation}.map.json").read_text())
+        got = _scip_boards(out / f"{inst.name}.{formulation}.{fmt}", varmap)
+        assert got == truth(inst.name), (fmt, inst.name)
 
 
 def test_the_manifest_names_every_file_with_its_hash_and_what_the_instance_expects(written):

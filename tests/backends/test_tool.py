@@ -211,3 +211,21 @@ def test_the_pb_parser_reads_the_competitions_lines_and_refuses_the_rest():
     for bad in ("v x1\n", "s SATISFIABLE\nv y1\n", "s SATISFIABLE\nv x0\n", "s SATISFIABLE\n", "s HUH\n"):
         with pytest.raises(BackendError):
             pb_competition(bad)
+
+
+def test_the_mip_solution_files_are_read_and_the_rest_refused():
+    from harness.tools.parsers import cbc_solution, glpk_solution
+
+    cbc = "Optimal - objective value 0.00000000\n      0 x1   1   0\n      1 x2   0   0\n      2 x3   1   0\n"
+    assert cbc_solution("", cbc).literals == [1, -2, 3]
+    assert cbc_solution("", "Infeasible - objective value 0\n").result == "unsat"
+    assert cbc_solution("", "Stopped on time - objective value 0\n").result == "unknown"
+    glpk = "c x\ns mip 2 3 o 0\ni 1 2\nj 1 1\nj 2 0\nj 3 1\ne o f\n"
+    assert glpk_solution("", glpk).literals == [1, -2, 3]
+    assert glpk_solution("", "s mip 1 3 n 0\nj 1 0\n").result == "unsat"
+    for bad in ("", "Optimal - x\n  0 x1 0.5 0\n", "Optimal - x\n  0 y1 1 0\n", "Huh\n"):
+        with pytest.raises(BackendError):
+            cbc_solution("", bad)
+    for bad in ("", "c only\n", "s mip 1 1 z 0\n", "s mip 1 1 o 0\nj 1 2\n", "s mip 1 1 o 0\n"):
+        with pytest.raises(BackendError):
+            glpk_solution("", bad)
