@@ -151,7 +151,8 @@ class ToolBackend(SatBackend):
             try:
                 said = parse(ran.stdout, text)
             except BackendError as exc:
-                tail = ran.stderr.strip().splitlines()[-1:] if ran.stderr.strip() else []
+                said_last = ran.stderr.strip() or ran.stdout.strip()  # its last words, on stderr or else stdout
+                tail = said_last.splitlines()[-1:] if said_last else []
                 raise BackendError(f"tool {self.tool.name!r} (exit code {ran.returncode}): {exc}"
                                    + (f"; it said: {tail[0][:200]}" if tail else "")) from None
             if said.result == "unsat":

@@ -17,7 +17,7 @@ from harness.tools.parsers import PARSERS
 
 FORMATS = ("cnf", "opb", "lp")  # the file formats the tool backend writes
 FIELDS = {"format", "command", "output", "version", "version_pattern", "install"}
-PLACEHOLDERS = ("{file}", "{out}", "{seed}")
+PLACEHOLDERS = ("{file}", "{out}", "{seed}", "{seed1}")  # {seed1}: seed + 1, for tools whose 0 means "the clock"
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,8 @@ class Tool:
         return f"tool {self.name!r} is not installed here ({self.command[0]} not found){how}"
 
     def argv(self, file: Path, out: Path, seed: int) -> list[str]:
-        values = {"file": str(file), "out": str(out), "seed": str(seed)}
-        return [re.sub(r"\{(file|out|seed)\}", lambda m: values[m.group(1)], a) for a in self.command]
+        values = {"file": str(file), "out": str(out), "seed": str(seed), "seed1": str(seed + 1)}
+        return [re.sub(r"\{(file|out|seed1|seed)\}", lambda m: values[m.group(1)], a) for a in self.command]
 
     def version_of(self) -> str | None:
         """The version its version command prints (None when it has none or the command fails)."""

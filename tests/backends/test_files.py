@@ -156,3 +156,30 @@ def test_bad_input_is_one_line_and_writes_nothing(capsys, tmp_path):
     assert code == 2 and "unknown format 'mp3'" in err and not out.exists()
     code, _, err = run(capsys, "write", good, good, "--out", out)
     assert code == 2 and "two puzzles are named" in err and not out.exists()
+
+
+@pytest.mark.skipif(shutil.which("cbc") is None, reason="cbc is not installed: apt-get install coinor-cbc")
+def test_long_lp_rows_are_wrapped_and_cbc_reads_a_blocking_row(tmp_path):
+    """CBC 2.10.8 failed on a 3,069-character row; every line is now at most about 200 characters, and the
+    blocking row of a solbat board (hundreds of terms) is read and keeps that board out."""
+    from harness.backends.pb import block_placement_board, placement_rows, write_lp
+    from harness.model import build_model
+    from harness.puzzle.formats import read_instance
+
+    inst = read_instance(ROOT / "instances" / "solbat" / "sb_12_12_5_0.toml")
+    model = build_model(inst)
+    pb = placement_rows(model)
+    first = next(iter(enumerate_boards(inst, limit=1)))
+    block_placement_board(pb, model, first.cells)
+    path = tmp_path / "blocked.lp"
+    write_lp(path, pb)
+    assert max(len(line) for line in path.read_text().splitlines()) <= 210
+    assert len(pb.rows[-1][0]) > 100  # a long row, wrapped
+    got = subprocess.run(["cbc", str(path), "randomSeed", "1", "solve", "solu", str(tmp_path / "s.txt")],
+                         capture_output=True, text=True)
+    assert "ERROR" not in got.stdout
+    from harness.tools.parsers import cbc_solution
+
+    said = cbc_solution("", (tmp_path / "s.txt").read_text())
+    cells = frozenset(c for p, v in pb.placement_var.items() if v in said.literals for c in model.placements[p].cells)
+    assert said.result == "sat" and cells != first.cells and cells in {b.cells for b in enumerate_boards(inst)}
