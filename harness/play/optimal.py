@@ -615,6 +615,35 @@ def _first_bound(beliefs: Beliefs) -> int:
     return _hunt_bound(n, sorted((-occ.bit_count(), i) for i, occ in enumerate(beliefs.occupied)))
 
 
+def policy_misses(search: Search | CompiledSearch, d: int | None = None, h: int = 0,
+                  memo: dict | None = None) -> int:
+    """The sum over the deployments of ``D`` of the misses of the policy a finished search holds (its best cell
+    at every state), by walking that policy's tree: each cell's misses counted and each announcement's part
+    walked, none of the search's values read.  Equal to the optimum when the search's values are consistent;
+    a state without a stored best cell is an error (ValueError)."""
+    beliefs = search.beliefs
+    d = beliefs.full if d is None else d
+    memo = {} if memo is None else memo
+    if d & (d - 1) == 0:
+        return 0  # one deployment left: its cells are shot, all hits
+    key = (d, h)
+    got = memo.get(key)
+    if got is not None:
+        return got
+    cell = search.best_of(d, h)
+    if cell is None:
+        if not any(not h >> i & 1 and d & occ for i, occ in enumerate(beliefs.occupied)):
+            memo[key] = 0  # every ship cell is hit
+            return 0
+        raise ValueError(f"no best cell stored for a state of {d.bit_count()} deployments")
+    occ = beliefs.occupied[cell]
+    total = d.bit_count() - (d & occ).bit_count()
+    for _, part in beliefs.outcomes(d, h, cell):
+        total += policy_misses(search, part, h | 1 << cell if part & occ else h, memo)
+    memo[key] = total
+    return total
+
+
 def brute_value(beliefs: Beliefs, d: int | None = None, h: int = 0, memo: dict | None = None) -> int:
     """W by plain recursion over every cell and every announcement, no pruning and no certain-hit rule: the
     minimum over all policies (tiny boards only; the check of :class:`Search`)."""
@@ -636,4 +665,5 @@ def brute_value(beliefs: Beliefs, d: int | None = None, h: int = 0, memo: dict |
     return memo[key]
 
 
-__all__ = ["Beliefs", "CompiledSearch", "Optimum", "Search", "Stopped", "brute_value", "make_search", "optimum"]
+__all__ = ["Beliefs", "CompiledSearch", "Optimum", "Search", "Stopped", "brute_value", "make_search", "optimum",
+           "policy_misses"]

@@ -12,7 +12,7 @@ from bruteplay import deployments
 from harness.counting.deployment import Deployment, Piece
 from harness.counting.geometry import HEX, SQUARE
 from harness.play.game import Game
-from harness.play.optimal import Beliefs, CompiledSearch, Search, brute_value, optimum
+from harness.play.optimal import Beliefs, CompiledSearch, Search, brute_value, optimum, policy_misses
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
 
@@ -214,3 +214,29 @@ def test_the_table_grows_to_its_largest_size_even_when_that_is_not_four_times_th
     got = optimum(board, "ship", search=search)
     assert search.max_slots == 1 << 17 and len(search.used) == 1 << 17  # grew (it stayed at 2**16 before)
     assert "table is full (131,072 states)" in got.stopped and got.bound <= Fraction(971, 112)
+
+
+@pytest.mark.parametrize("rule", ["ship", "sunk", "none"])
+def test_walking_the_stored_policy_gives_the_optimum_and_a_wrong_best_cell_shows(rule):
+    """The independent check of an optimum too large for the brute force: the policy the table holds, walked
+    over every deployment with its own arithmetic, misses exactly the optimum's sum; a stored best cell made
+    wrong on purpose makes the walk disagree."""
+    board = square(3, 3, [("A", 2), ("B", 1)])
+    beliefs = Beliefs.of(board, rule)
+    for search in (CompiledSearch(beliefs), Search(beliefs)):
+        got = optimum(board, rule, search=search)
+        assert policy_misses(search) == got.misses
+    search = Search(beliefs)
+    optimum(board, rule, search=search)
+    root = (beliefs.full, 0)
+    best = search.best_first[root]
+    worst = min(range(len(beliefs.cells)), key=lambda i: beliefs.occupied[i].bit_count())
+    assert worst != best
+    search.best_first[root] = worst
+    with pytest.raises(ValueError):  # the walk reaches states the real policy never stored ...
+        policy_misses(search)
+    search.exact.clear()
+    search.lower.clear()
+    search.best_first.clear()
+    search.value(beliefs.full, 0, first=[worst])  # ... or, with them solved, misses more than the optimum
+    assert policy_misses(search) > got.misses
