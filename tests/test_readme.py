@@ -143,8 +143,9 @@ def test_the_tour_runs_as_printed(tmp_path):
                              timeout=300)
         assert res.returncode == 0, (command, res.stdout[-2000:], res.stderr[-2000:])
         ran += 1
-    assert ran == 11
+    assert ran == 14
     assert (tmp_path / "results" / "smoke" / "report" / "index.html").is_file()
+    assert (tmp_path / "out" / "opb" / "MANIFEST.json").is_file()  # battlebench write
     assert (tmp_path / "puzzle7").read_text().startswith("# Row clues")
 
 
