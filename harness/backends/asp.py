@@ -137,14 +137,9 @@ class AspBackend(Backend):
         answer.hit_limit = not finished
         summary = ctl.statistics.get("summary", {})
         answer.solver_reported_s = float(summary.get("times", {}).get("cpu", time.perf_counter() - t0))
-        answer.detail = (f"clingo {self._version()}: {len(chosen_sets)} answers projected onto ship cells in one "
+        answer.detail = (f"clingo {self.versions()['clingo']}: {len(chosen_sets)} answers projected onto ship cells in one "
                          f"call{' (cancelled at the time limit)' if not finished else ''}")
         return answer
-
-    def _version(self) -> str:
-        import clingo
-
-        return clingo.__version__
 
 
 __all__ = ["AspBackend", "facts"]
