@@ -149,8 +149,8 @@ def execute(
             remaining = None if time_limit_s is None else max(time_limit_s - (t_build - t0), 0.0)
             answer = solver.enumerate(task.limit, remaining)
         t_solve = time.perf_counter()
-    except MemoryError:
-        out.failure, out.error = "memout", "MemoryError: the run went over its memory limit"
+    except MemoryError as exc:  # its own message when it has one (a tool's measuring layer says what ended it)
+        out.failure, out.error = "memout", f"MemoryError: {exc or 'the run went over its memory limit'}"
         out.times = {"total_s": time.perf_counter() - t0}
     except HarnessError as exc:
         out.failure, out.error = "crash", str(exc)

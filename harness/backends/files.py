@@ -1,27 +1,39 @@
 """Instances as the field's standard files: each puzzle in each formulation written as a solver format, with a
 variable map beside it that decodes a model back to a board, and a manifest of what was written.
 
-Formats written: ``cnf`` (DIMACS, the ``sat`` backend's encoding with its ``p cnf`` header), ``opb`` (linear
-OPB: the placement formulation natively, :mod:`harness.backends.pb`; the cell formulation's CNF row by row) and
-``lp`` (the same rows as a CPLEX LP file of binary variables).
+One :class:`SolverFile` is one puzzle in one formulation as the file of one format: ``battlebench write`` writes
+it, the ``tool`` backend writes it, blocks boards in it and decodes a tool's models by it.  Formats:
+
+* ``cnf`` (DIMACS with its ``p cnf`` header) and ``wcnf`` (the same clauses as hard clauses of an old-style
+  ``p wcnf`` file, the header clasp reads): the ``sat`` backend's encoding;
+* ``opb``, ``lp``, ``mps``, ``smt2``, ``xcsp3``, ``fzn``: pseudo-Boolean rows (:mod:`harness.backends.pb`,
+  :mod:`harness.backends.rowfiles`) — the placement formulation natively, the cell formulation's CNF clause by
+  clause;
+* ``asp``: the ``asp`` backend's program with the instance's facts (:mod:`harness.backends.asp`); its boards are
+  the ``ship/2`` atoms, its placements the ``chosen/1`` (placement) or ``w/1`` (cell) atoms.
+
 The variable map (``NAME.FORMULATION.map.json``) lists per placement its variable, ship length and cells
 (``placements``) and, where the file has them, per cell the literal true exactly when a ship covers it
-(``cells``); a board is the cells of a model (:func:`board_cells`).  The manifest (``MANIFEST.json``) has per file: instance, source
-file, format, formulation, encoding options, variables, clauses, expected status and count where the instance
-file knows them, and the file's sha256.
+(``cells``); a board is the cells of a model (:func:`board_cells`).  The manifest (``MANIFEST.json``) has per file:
+instance, source file, format, formulation, encoding options, variables, constraints, expected status and count
+where the instance file knows them, and the file's sha256.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.errors import UsageError
+from harness.backends.base import ModelSize
+from harness.errors import BackendError, UsageError
 
-WRITE_FORMATS = ("cnf", "opb", "lp")
+ROW_FORMATS = ("opb", "lp", "mps", "smt2", "xcsp3", "fzn")
+WRITE_FORMATS = ("cnf", "wcnf") + ROW_FORMATS + ("asp",)
+_ATOM = re.compile(r"(chosen|w|ship)\((\d+)(?:,(\d+))?\)$")
 
 
 def _sha256(path: Path) -> str:
@@ -32,62 +44,187 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def encode_cnf(inst: Any, formulation: str, options: dict[str, Any] | None = None) -> Any:
+def encode_cnf(inst: Any, formulation: str, options: dict[str, Any] | None = None, model: Any = None) -> Any:
     """The ``sat`` backend's CNF of ``inst`` in ``formulation``: the encoded backend (``sat_pool``,
     ``sat_clauses``, ``sat_w``, ``sat_s``)."""
     from harness.backends.sat import SatBackend
     from harness.model import build_model
 
-    backend = SatBackend(build_model(inst), formulation, options or {})
+    backend = SatBackend(model or build_model(inst), formulation, options or {})
     backend.encode()
     return backend
+
+
+def write_dimacs(path: Path, variables: int, clauses: list[list[int]], comments: tuple[str, ...] = (),
+                 weighted: bool = False) -> None:
+    """A DIMACS CNF file with its ``p cnf`` header (some solvers reject a file without it); ``weighted``: every
+    clause hard in an old-style ``p wcnf VARS CLAUSES TOP`` file (top weight 1: there are no soft clauses)."""
+    with open(path, "w") as f:
+        f.writelines(f"c {line}\n" for line in comments)
+        if weighted:
+            f.write(f"p wcnf {variables} {len(clauses)} 1\n")
+            f.writelines("1 " + " ".join(map(str, clause)) + " 0\n" for clause in clauses)
+        else:
+            f.write(f"p cnf {variables} {len(clauses)}\n")
+            f.writelines(" ".join(map(str, clause)) + " 0\n" for clause in clauses)
+
+
+class SolverFile:
+    """One puzzle's model in one formulation as the file of one format: ``write`` it, ``block`` a board in it,
+    ``decode`` a solver's model of it (checked against the file's clauses or rows) to placement indices."""
+
+    def __init__(self, model: Any, formulation: str, fmt: str, options: dict[str, Any] | None = None):
+        from harness.backends.pb import PbRows, placement_rows
+
+        if fmt not in WRITE_FORMATS:
+            raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(WRITE_FORMATS)})")
+        self.model, self.formulation, self.format = model, formulation, fmt
+        self.pb = None
+        self.clauses: list[list[int]] = []
+        self.cells: dict[tuple[int, int], int] = {}
+        self.options: dict[str, Any] = {}
+        self.blocked: list[frozenset] = []
+        if fmt == "asp":
+            from harness.backends.asp import CELL, PLACEMENT, facts
+
+            self.program = (PLACEMENT if formulation == "placement" else CELL) + "\n" + facts(model, formulation)
+            self.placement_var = {p.index: p.index for p in model.placements}
+            self.variables = len(model.placements)
+            self.constraints = sum(1 for line in self.program.splitlines() if line.strip().endswith("."))
+            return
+        if fmt in ROW_FORMATS and formulation == "placement":
+            self.pb = placement_rows(model)  # native pseudo-Boolean rows
+            self.placement_var = self.pb.placement_var
+        else:
+            enc = encode_cnf(model.instance, formulation, options, model)
+            self.clauses, self.placement_var, self.cells = enc.sat_clauses, enc.sat_w, enc.sat_s
+            self.options = {k: enc.opts[k] for k in ("encoding", "amo", "seed")}
+            self.variables = enc.sat_pool.top
+            if fmt in ROW_FORMATS:  # the cell formulation's CNF, clause by clause as rows
+                self.pb = PbRows()
+                self.pb.variables = self.variables
+                for clause in self.clauses:
+                    self.pb.clause(clause)
+        if self.pb is not None:
+            self.variables = self.pb.variables
+        self.constraints = len(self.pb.rows) if self.pb is not None else len(self.clauses)
+
+    @property
+    def one_to_one(self) -> bool:
+        """Whether the file's models are its boards one to one: ASP (projected onto ship cells), and the placement
+        formulation's rows where ships may not touch (no variable but the placements; a set of ship cells made of
+        separate straight runs is one set of placements)."""
+        if self.format == "asp":
+            return True
+        return self.pb is not None and bool(self.pb.placement_var) and not self.model.instance.touching
+
+    def size(self) -> ModelSize:
+        return ModelSize(variables=self.variables, constraints=self.constraints)
+
+    def write(self, path: Path, comments: tuple[str, ...] = ()) -> None:
+        from harness.backends.rowfiles import ROW_WRITERS
+
+        if self.format == "asp":
+            text = "".join(f"% {line}\n" for line in comments) + self.program + "\n"
+            for cells in self.blocked:  # all boards have as many ship cells: this excludes exactly that one
+                text += ":- " + ", ".join(f"ship({r},{c})" for r, c in sorted(cells)) + ".\n"
+            path.write_text(text)
+        elif self.pb is not None:
+            ROW_WRITERS[self.format](path, self.pb, comments)
+        else:
+            write_dimacs(path, self.variables, self.clauses, comments, weighted=self.format == "wcnf")
+
+    def block(self, cells: frozenset) -> None:
+        """Exclude the board with ship cells ``cells`` from the file."""
+        from harness.backends.pb import block_placement_board
+
+        self.blocked.append(frozenset(cells))
+        if self.format == "asp":
+            return
+        if self.pb is not None and self.pb.placement_var:
+            block_placement_board(self.pb, self.model, frozenset(cells))
+        elif self.pb is not None:
+            self.pb.clause([-self.cells[c] for c in cells])
+        else:
+            self.clauses.append([-self.cells[c] for c in cells])
+
+    def decode(self, said: list, who: str) -> list[int]:
+        """The placements of one model (literals; atoms for ``asp``), after checking it is a model of the file;
+        a model that is not raises :class:`BackendError` naming ``who``."""
+        if self.format == "asp":
+            return self._decode_atoms(said, who)
+        true = set()
+        for lit in said:
+            if lit == 0 or abs(lit) > self.variables:
+                raise BackendError(f"{who}: its model has literal {lit}, outside the file's {self.variables} "
+                                   "variables")
+            if lit > 0:
+                true.add(lit)
+        if self.pb is not None:
+            row = self.pb.violated(true)
+            if row is not None:
+                raise BackendError(f"{who}: its model breaks the row {list(row[0])[:6]} >= {row[1]} (not a model "
+                                   "of the file)")
+        else:
+            for clause in self.clauses:
+                if not any((lit > 0) == (abs(lit) in true) for lit in clause):
+                    raise BackendError(f"{who}: its model leaves the clause {clause[:8]} false (not a model of the "
+                                       "CNF)")
+        return sorted(p for p, v in self.placement_var.items() if v in true)
+
+    def _decode_atoms(self, atoms: list, who: str) -> list[int]:
+        key = "chosen" if self.formulation == "placement" else "w"
+        chosen, ship = [], set()
+        for atom in atoms:
+            m = _ATOM.match(str(atom).replace(" ", ""))
+            if m is None:
+                raise BackendError(f"{who}: its answer has the atom {str(atom)[:40]!r}, which the program does not "
+                                   "show")
+            if m.group(1) == "ship" and m.group(3) is not None:
+                ship.add((int(m.group(2)), int(m.group(3))))
+            elif m.group(1) == key and m.group(3) is None and int(m.group(2)) < len(self.model.placements):
+                chosen.append(int(m.group(2)))
+            else:
+                raise BackendError(f"{who}: its answer has the atom {atom!r}, which the program does not show")
+        covered = {c for p in chosen for c in self.model.placements[p].cells}
+        if covered != ship or frozenset(ship) in self.blocked:
+            raise BackendError(f"{who}: its answer's ship cells are not those of its placements, or a board "
+                               "already excluded (not an answer of the program)")
+        return sorted(chosen)
+
+    def varmap(self, inst: Any) -> dict[str, Any]:
+        placements = {str(v): {"length": self.model.placements[p].length,
+                               "cells": [list(c) for c in self.model.placements[p].cells]}
+                      for p, v in sorted(self.placement_var.items())}
+        body: dict[str, Any] = {"instance": inst.name, "formulation": self.formulation, "format": self.format,
+                                "rows": inst.rows, "cols": inst.cols, "placements": placements}
+        if self.format == "asp":
+            body["atoms"] = {"placement": "chosen(P)" if self.formulation == "placement" else "w(P)",
+                             "ship cell": "ship(R,C)"}
+        if self.format == "xcsp3":
+            body["variables"] = "variable i is x[i-1]"
+        if self.cells:
+            body["cells"] = {f"{r},{c}": lit for (r, c), lit in sorted(self.cells.items())}
+        return body
 
 
 def write_file(inst: Any, fmt: str, formulation: str, out: Path,
                options: dict[str, Any] | None = None) -> dict[str, Any]:
     """``inst`` as ``out/NAME.FORMULATION.FMT`` with its variable map; the manifest entry."""
-    from harness.backends.pb import PbRows, placement_rows, write_lp, write_opb
-    from harness.backends.tool import write_dimacs
     from harness.model import build_model
 
     stem = f"{inst.name}.{formulation}"
-    path, varmap = out / f"{stem}.{fmt}", out / f"{stem}.map.json"
+    path, varmap = out / f"{stem}.{'xml' if fmt == 'xcsp3' else fmt}", out / f"{stem}.map.json"
     note = (f"battlebench {__version__}: {inst.name}, formulation {formulation}",
             f"ship cells: by the variable map {varmap.name}")
-    cells: dict[tuple[int, int], int] = {}
-    write_rows = write_lp if fmt == "lp" else write_opb
-    if fmt in ("opb", "lp") and formulation == "placement":
-        model = build_model(inst)
-        pb = placement_rows(model)
-        write_rows(path, pb, note)
-        placement_var, variables, constraints, opts = pb.placement_var, pb.variables, len(pb.rows), {}
-    else:
-        enc = encode_cnf(inst, formulation, options)
-        model, placement_var, cells = enc.model, enc.sat_w, enc.sat_s
-        opts = {k: enc.opts[k] for k in ("encoding", "amo", "seed")}
-        if fmt == "cnf":
-            write_dimacs(path, enc.sat_pool.top, enc.sat_clauses, note)
-            variables, constraints = enc.sat_pool.top, len(enc.sat_clauses)
-        else:
-            pb = PbRows()
-            pb.variables = enc.sat_pool.top
-            for clause in enc.sat_clauses:
-                pb.clause(clause)
-            write_rows(path, pb, note)
-            variables, constraints = pb.variables, len(pb.rows)
-    placements = {str(v): {"length": model.placements[p].length,
-                           "cells": [list(c) for c in model.placements[p].cells]}
-                  for p, v in sorted(placement_var.items())}
-    body: dict[str, Any] = {"instance": inst.name, "formulation": formulation, "format": fmt, "rows": inst.rows,
-                            "cols": inst.cols, "placements": placements}
-    if cells:
-        body["cells"] = {f"{r},{c}": lit for (r, c), lit in sorted(cells.items())}
-    varmap.write_text(json.dumps(body, indent=1) + "\n")
+    solver_file = SolverFile(build_model(inst), formulation, fmt, options)
+    solver_file.write(path, note)
+    varmap.write_text(json.dumps(solver_file.varmap(inst), indent=1) + "\n")
     meta = dict(inst.meta)
     return {"instance": inst.name, "file": path.name, "map": varmap.name, "format": fmt,
-            "formulation": formulation, "options": opts, "variables": variables, "constraints": constraints,
-            "expected_status": meta.get("expected_status"), "expected_count": meta.get("expected_count"),
-            "sha256": _sha256(path)}
+            "formulation": formulation, "options": solver_file.options, "variables": solver_file.variables,
+            "constraints": solver_file.constraints, "expected_status": meta.get("expected_status"),
+            "expected_count": meta.get("expected_count"), "sha256": _sha256(path)}
 
 
 def write_all(paths: list[str], fmt: str, formulations: list[str], out: Path,
@@ -134,4 +271,5 @@ def board_cells(varmap: dict[str, Any], literals: list[int]) -> frozenset[tuple[
     return frozenset(out)
 
 
-__all__ = ["WRITE_FORMATS", "board_cells", "encode_cnf", "write_all", "write_file"]
+__all__ = ["ROW_FORMATS", "WRITE_FORMATS", "SolverFile", "board_cells", "encode_cnf", "write_all", "write_dimacs",
+           "write_file"]

@@ -2,13 +2,22 @@
 
 Like BenchExec runs a tool (:mod:`harness.tools`): one fresh process per call, measured, killed at the limit.
 
-The formulations are the ``sat`` backend's CNF (placement and cell, the same encoding options), written as
-DIMACS with its ``p cnf`` header.  Boards are enumerated by blocking and running again: after each board the
-clause ``OR_{c in S} not s_c`` is appended and the tool runs on the longer file (the record's detail says so, and
-how many calls it took).  Each call gets what is left of the run's time; a tool that overruns it is killed
-(SIGTERM to its process group, SIGKILL a second later) and the run is a timeout.  What the tool prints is read
-by the entry's parser; output it cannot read, a model that is not one of the CNF's (a clause it leaves false),
-a tool that exits without an answer or cannot be started: each is the run's error with one line saying which.
+The file is a :class:`~harness.backends.files.SolverFile` of the format the tool reads (DIMACS CNF or WCNF,
+OPB, LP, MPS, SMT-LIB, XCSP3, FlatZinc or ASP), in the placement or the cell formulation.  Boards are enumerated
+in one of two ways, and the record's detail says which:
+
+* **the tool's own enumeration** (option ``enumeration=own``, the default where the entry declares
+  ``enumerate``): one call asks the tool for the ``K`` boards still wanted (all, when counting all); its models
+  are decoded and told apart by their ship cells (a formulation whose models are not one-to-one with boards may
+  give one board twice).  A tool that says its search is complete has proven there are no more; one that stopped
+  at ``K`` models holding fewer distinct boards gets those boards blocked and is called again;
+* **blocking** (``enumeration=blocking``, and every tool without ``enumerate``): after each board the file gets
+  the constraint that excludes it and the tool runs again on the longer file.
+
+Each call gets what is left of the run's time; a tool that overruns it is killed (SIGTERM to its process group,
+SIGKILL a second later) and the run is a timeout.  What the tool prints is read by the entry's parser; output it
+cannot read, a model that is not one of the file's (a clause or row it leaves false), a tool that exits without
+an answer or cannot be started: each is the run's error with one line saying which.
 """
 
 from __future__ import annotations
@@ -19,29 +28,29 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.backends.base import Answer, Deadline, ModelSize, Option, Step
-from harness.backends.sat import AMO_ENCODINGS, ENCODINGS, SatBackend
+from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
+from harness.backends.files import write_dimacs
+from harness.backends.sat import AMO_ENCODINGS, ENCODINGS
 from harness.errors import BackendError, UsageError
 from harness.puzzle.board import Board
 
 
-def write_dimacs(path: Path, variables: int, clauses: list[list[int]], comments: tuple[str, ...] = ()) -> None:
-    """A DIMACS CNF file with its ``p cnf`` header (some solvers reject a file without it)."""
-    with open(path, "w") as f:
-        f.writelines(f"c {line}\n" for line in comments)
-        f.write(f"p cnf {variables} {len(clauses)}\n")
-        f.writelines(" ".join(map(str, clause)) + " 0\n" for clause in clauses)
 
-
-class ToolBackend(SatBackend):
+class ToolBackend(Backend):
     name = "tool"
     library = ""
     formulations = ("placement", "cell")
     options = {
-        "tool": Option("cadical", str, None, "the tool entry to run (built in: cadical, cryptominisat5, minisat, "
-                                             "picosat, clasp on CNF; minisat-plus, clasp-opb on OPB; cbc, "
-                                             "glpsol on LP)"),
+        "tool": Option("cadical", str, None,
+                       "the tool entry to run (built in: listed by `battlebench backends`; docs/tools.md)"),
         "tool_file": Option("", str, None, "a TOML file of more tool entries ([tools.NAME]; docs/tools.md)"),
+        "enumeration": Option("own", str, ("own", "blocking"),
+                              "own: the tool's own enumeration where its entry declares one, else blocking; "
+                              "blocking: exclude each board and run again"),
+        "measure": Option("auto", str, ("auto", "runexec", "process"),
+                          "what measures and limits each tool process: runexec (BenchExec's cgroups: the whole "
+                          "tree's CPU time and peak memory, real limits), process (wait4 and a process group), "
+                          "auto: runexec where it can run here, else process"),
         "encoding": Option("seqcounter", str, ENCODINGS, "CardEnc encoding of fleet counts and line clues"),
         "amo": Option("seqcounter", str, AMO_ENCODINGS, "CardEnc encoding of at-most-one constraints"),
     }
@@ -63,18 +72,30 @@ class ToolBackend(SatBackend):
     def check_options(cls, opts: dict[str, Any]) -> None:
         from harness.tools import find_tool
 
+        from harness.tools import unusable
+
         tool = find_tool(opts["tool"], opts["tool_file"] or None)
         missing = tool.missing()
         if missing:
             raise UsageError(missing)
+        if opts["measure"] == "runexec" and unusable():
+            raise UsageError(f"measure=runexec: {unusable()} (measure=process or auto runs without it)")
 
     @classmethod
     def tools(cls) -> list[dict[str, Any]]:
         """The built-in tool entries, each with ``missing`` (None when installed, else how to install it)."""
         from harness.tools import builtin_tools
 
-        return [{"name": t.name, "format": t.format, "command": list(t.command), "missing": t.missing()}
-                for t in builtin_tools().values()]
+        return [{"name": t.name, "format": t.format, "command": list(t.command), "missing": t.missing(),
+                 "enumerates": bool(t.enumerate)} for t in builtin_tools().values()]
+
+    @classmethod
+    def measuring(cls) -> str:
+        """What measures tool processes here under ``measure=auto``, and why when it is not runexec."""
+        from harness.tools import unusable
+
+        why = unusable()
+        return "runexec (BenchExec)" if why is None else f"the process path ({why})"
 
     @classmethod
     def versions(cls) -> dict[str, str]:
@@ -83,118 +104,166 @@ class ToolBackend(SatBackend):
 
         from harness.tools import builtin_tools
 
+        from harness.tools import benchexec_version
+
         out = {"python-sat": pysat.__version__}
+        if benchexec_version():
+            out["benchexec"] = benchexec_version()
         for name, tool in builtin_tools().items():
             if tool.missing() is None:
                 out[name] = tool.version_of() or "unknown"
         return out
 
     def build(self) -> ModelSize:
-        from harness.backends.pb import PbRows, placement_rows
+        from harness.backends.files import SolverFile
         from harness.tools import find_tool
 
         self.tool = find_tool(self.opts["tool"], self.opts["tool_file"] or None)
         self.tool_version = self.tool.version_of()
-        self.pb = None
-        if self.tool.format in ("opb", "lp") and self.formulation == "placement":
-            self.pb = placement_rows(self.model)  # native pseudo-Boolean rows
-            return ModelSize(variables=self.pb.variables, constraints=len(self.pb.rows))
-        self.encode()
-        if self.tool.format in ("opb", "lp"):  # the cell formulation's CNF, clause by clause as rows
-            self.pb = PbRows()
-            self.pb.variables = self.sat_pool.top
-            for clause in self.sat_clauses:
-                self.pb.clause(clause)
-        return ModelSize(variables=self.sat_pool.top, constraints=len(self.sat_clauses))
+        encoding = {k: self.opts[k] for k in ("encoding", "amo", "seed")}
+        self.file = SolverFile(self.model, self.formulation, self.tool.format, encoding)
+        self.layer = self._layer()
+        return self.file.size()
 
-    def _write(self, path: Path) -> None:
-        from harness.backends.pb import write_lp, write_opb
+    def _layer(self) -> str:
+        from harness.tools import unusable
 
-        if self.pb is not None:
-            (write_lp if self.tool.format == "lp" else write_opb)(path, self.pb)
-        else:
-            write_dimacs(path, self.sat_pool.top, self.sat_clauses)
+        if self.opts["measure"] == "process" or (self.opts["measure"] == "auto" and unusable()):
+            return "process"
+        if unusable():
+            raise BackendError(f"measure=runexec: {unusable()}")
+        return "runexec"
 
-    def _block(self, board: Board) -> None:
-        from harness.backends.pb import block_placement_board
+    @staticmethod
+    def _memory_limit_mb() -> int | None:
+        """The run's memory limit, as the worker set it (its address-space limit)."""
+        import resource
 
-        if self.pb is not None and self.pb.placement_var:
-            block_placement_board(self.pb, self.model, board.cells)
-        elif self.pb is not None:
-            self.pb.clause([-self.sat_s[c] for c in board.cells])
-        else:
-            self.sat_clauses.append([-self.sat_s[c] for c in board.cells])
+        soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+        return None if soft == resource.RLIM_INFINITY else max(1, soft // (1024 * 1024))
 
     def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
-        from harness.tools import PARSERS, run_tool
+        from harness.tools import PARSERS
 
         deadline = Deadline(time_limit_s)
-        parse = PARSERS[self.tool.output]
-        work = Path(tempfile.mkdtemp(prefix=f"battlebench-{self.tool.name}-"))
-        given, out = work / f"input.{self.tool.format}", work / "answer.txt"
-        self._calls, self._tool_cpu = 0, 0.0
-
-        self._write_s = self._tool_wall = 0.0
-
-        def solve_once(remaining: float | None) -> Step:
-            t0 = time.perf_counter()
-            self._write(given)
-            out.unlink(missing_ok=True)
-            self._write_s += time.perf_counter() - t0
-            ran = run_tool(self.tool.argv(given, out, self.opts["seed"]), remaining, work)
-            self._calls += 1
-            self._tool_cpu += ran.cpu_s
-            self._tool_wall += ran.wall_s
-            if ran.timed_out:
-                return Step("limit")
-            text = out.read_text(errors="replace") if out.exists() else ""
-            try:
-                said = parse(ran.stdout, text)
-            except BackendError as exc:
-                said_last = ran.stderr.strip() or ran.stdout.strip()  # its last words, on stderr or else stdout
-                tail = said_last.splitlines()[-1:] if said_last else []
-                raise BackendError(f"tool {self.tool.name!r} (exit code {ran.returncode}): {exc}"
-                                   + (f"; it said: {tail[0][:200]}" if tail else "")) from None
-            if said.result == "unsat":
-                return Step("exhausted")
-            if said.result == "unknown":
-                return Step("limit")
-            return Step("board", self._decode(said.literals))
-
+        self.parse = PARSERS[self.tool.output]
+        self.work = Path(tempfile.mkdtemp(prefix=f"battlebench-{self.tool.name}-"))
+        self.given = self.work / f"input.{'xml' if self.tool.format == 'xcsp3' else self.tool.format}"
+        self.out = self.work / "answer.txt"
+        self._calls, self._models, self._tool_cpu, self._tool_wall, self._write_s = 0, 0, 0.0, 0.0, 0.0
+        self._peak_mb = 0.0
+        own = self.opts["enumeration"] == "own" and bool(self.tool.enumerate)
         try:
-            answer, calls = self.enumerate_by_blocking(limit, deadline, solve_once, self._block)
+            if own:
+                answer, calls = self._enumerate_own(limit, deadline)
+                asked = " ".join(self.tool.enumerate).replace("{k}", "K")
+                how = f"the tool's own enumeration ({asked}), {calls} runs, {self._models} models"
+                if limit is None and not self.file.one_to_one:
+                    how += " (one per run, each board blocked: in this formulation a board has many models)"
+            else:
+                answer, calls = self.enumerate_by_blocking(limit, deadline, self._solve_once, self._block)
+                how = f"{calls} runs, blocking each board and running again"
         finally:
-            shutil.rmtree(work, ignore_errors=True)
+            shutil.rmtree(self.work, ignore_errors=True)
         answer.solver_reported_s = None  # the tool's own figures are not read; its CPU time is in the detail
         version = f" {self.tool_version}" if self.tool_version else ""
-        answer.detail = (f"{self.tool.name}{version} ({self.tool.origin}): {self.tool.format.upper()}, {calls} runs, "
-                         f"blocking each board and running again; files written in {self._write_s:.3f} s, "
-                         f"the tool ran {self._tool_wall:.3f} s wall, {self._tool_cpu:.3f} s CPU")
+        answer.detail = (f"{self.tool.name}{version} ({self.tool.origin}): {self.tool.format.upper()}, {how}; "
+                         f"files written in {self._write_s:.3f} s, the tool ran {self._tool_wall:.3f} s wall, "
+                         f"{self._tool_cpu:.3f} s CPU, peak memory {self._peak_mb:.1f} MB; {self._measured_by()}")
         return answer
 
-    def _decode(self, literals: list[int]) -> list[int]:
-        """The placements of a model, after checking it meets every clause (or row) of the file."""
-        true = set()
-        top = self.pb.variables if self.pb is not None else self.sat_pool.top
-        for lit in literals:
-            if lit == 0 or abs(lit) > top:
-                raise BackendError(f"tool {self.tool.name!r}: its model has literal {lit}, outside the file's "
-                                   f"{top} variables")
-            if lit > 0:
-                true.add(lit)
-        if self.pb is not None:
-            row = self.pb.violated(true)
-            if row is not None:
-                raise BackendError(f"tool {self.tool.name!r}: its model breaks the row {list(row[0])[:6]} >= "
-                                   f"{row[1]} (not a model of the file)")
-            if self.pb.placement_var:
-                return sorted(p for p, v in self.pb.placement_var.items() if v in true)
+    def _measured_by(self) -> str:
+        from harness.tools import benchexec_version
+
+        if self.layer == "runexec":
+            return (f"measured by runexec (BenchExec {benchexec_version()}; cgroups: CPU time and peak memory of "
+                    "the whole process tree)")
+        return "measured by the process path (wait4: CPU time of the tool and the children it waited for)"
+
+    def _call(self, remaining: float | None, k: int | None = None, own: bool = False) -> Any:
+        """One run of the tool on the file as it is now: what it said (None when its time limit ended it)."""
+        from harness.tools import run_measured, run_tool
+
+        t0 = time.perf_counter()
+        self.file.write(self.given)
+        self.out.unlink(missing_ok=True)
+        self._write_s += time.perf_counter() - t0
+        argv = self.tool.argv(self.given, self.out, self.opts["seed"], self.tool.enumerate_args(k) if own else None)
+        if self.layer == "runexec":
+            ran = run_measured(argv, remaining, self._memory_limit_mb(), self.work)
         else:
-            for clause in self.sat_clauses:
-                if not any((lit > 0) == (abs(lit) in true) for lit in clause):
-                    raise BackendError(f"tool {self.tool.name!r}: its model leaves the clause {clause[:8]} false "
-                                       "(not a model of the CNF)")
-        return sorted(p for p, v in self.sat_w.items() if v in true)
+            ran = run_tool(argv, remaining, self.work)
+        self._calls += 1
+        self._tool_cpu += ran.cpu_s
+        self._tool_wall += ran.wall_s
+        self._peak_mb = max(self._peak_mb, ran.peak_mb or 0.0)
+        if ran.memout:
+            raise MemoryError(f"tool {self.tool.name!r} went over the memory limit ({self._memory_limit_mb()} MB; "
+                              f"runexec: terminationreason={ran.reason}, peak {ran.peak_mb or 0:.0f} MB)")
+        if ran.timed_out:
+            return None
+        text = self.out.read_text(errors="replace") if self.out.exists() else ""
+        try:
+            return self.parse(ran.stdout, text)
+        except BackendError as exc:
+            said_last = ran.stderr.strip() or ran.stdout.strip()  # its last words, on stderr or else stdout
+            tail = said_last.splitlines()[-1:] if said_last else []
+            raise BackendError(f"tool {self.tool.name!r} (exit code {ran.returncode}): {exc}"
+                               + (f"; it said: {tail[0][:200]}" if tail else "")) from None
+
+    def _solve_once(self, remaining: float | None) -> Step:
+        said = self._call(remaining)
+        if said is None or said.result == "unknown":
+            return Step("limit")
+        if said.result == "unsat":
+            return Step("exhausted")
+        self._models += 1
+        return Step("board", self.file.decode(said.literals, f"tool {self.tool.name!r}"))
+
+    def _block(self, board: Board) -> None:
+        self.file.block(board.cells)
+
+    def _enumerate_own(self, limit: int | None, deadline: Deadline) -> tuple[Answer, int]:
+        """Ask the tool for the boards still wanted; tell its models apart by ship cells; block and ask again
+        only when it stopped at the count asked with fewer distinct boards."""
+        answer, calls = Answer(), 0
+        seen: set[frozenset] = set()
+        while limit is None or len(answer.boards) < limit:
+            remaining = deadline.remaining()
+            if remaining is not None and remaining <= 0.0:
+                answer.hit_limit = True
+                break
+            if limit is not None:
+                k = limit - len(answer.boards)
+            else:  # all: at once where models are boards; else one at a time (one board may have many models)
+                k = None if self.file.one_to_one else 1
+            said = self._call(remaining, k, own=True)
+            calls += 1
+            if said is None:
+                answer.hit_limit = True
+                break
+            new = []
+            for model in said.all_models():
+                self._models += 1
+                board = self.model.board_from(self.file.decode(model, f"tool {self.tool.name!r}"))
+                if board.cells not in seen:
+                    seen.add(board.cells)
+                    new.append(board)
+            answer.boards += new
+            if said.result == "unsat" or said.complete:
+                answer.exhausted = True
+                break
+            if said.result == "unknown":
+                answer.hit_limit = True
+                break
+            if not new:
+                raise BackendError(f"tool {self.tool.name!r}: it stopped short of a complete search with no board "
+                                   "not already excluded")
+            for board in new:
+                self.file.block(board.cells)
+        if limit is not None and len(answer.boards) > limit:  # a tool that gave more than asked
+            answer.boards, answer.exhausted = answer.boards[:limit], False
+        return answer, calls
 
 
 __all__ = ["ToolBackend", "write_dimacs"]

@@ -42,6 +42,7 @@ def _describe(family: str, cls: Any) -> dict[str, Any]:
         out = {"formulations": list(cls.formulations), "options": describe(cls.declared_options())}
         if hasattr(cls, "tools"):  # the tool backend: its tool entries, each installed or not
             out["tools"] = cls.tools()
+            out["measuring"] = cls.measuring()
         return out
     if family == "counter":
         return {"by": list(cls.by), "library": cls.library}
@@ -111,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"      rules: {', '.join(row['rules'])}")
             if row.get("kinds"):
                 print(f"      task = {', '.join(row['kinds'])}; pairs name a {row['plugin']} and a {row['variant']}")
+            if row.get("measuring"):
+                print(f"      tool processes measured by: {row['measuring']}")
             for tool in row.get("tools") or []:
                 state = "installed" if tool["missing"] is None else f"NOT INSTALLED: {tool['missing']}"
                 print(f"      tool = {tool['name']} ({tool['format']})  {state}")

@@ -1,4 +1,5 @@
-"""``battlebench write``: puzzles as the field's standard files (DIMACS CNF, OPB, LP) with variable maps and a manifest."""
+"""``battlebench write``: puzzles as the field's standard files (CNF, WCNF, OPB, LP, MPS, SMT-LIB, XCSP3, FlatZinc,
+ASP) with variable maps and a manifest."""
 
 from __future__ import annotations
 
@@ -13,16 +14,19 @@ NAME = "write"
 
 
 def add_parser(sub: Any) -> None:
-    c = command(sub, NAME, "write puzzles as solver files (DIMACS CNF, OPB, LP) with variable maps and a manifest",
+    c = command(sub, NAME, "write puzzles as solver files (CNF, WCNF, OPB, LP, MPS, SMT-LIB, XCSP3, FlatZinc, ASP) "
+                "with variable maps and a manifest",
                 "Write each puzzle in each formulation as a standard solver file, with a variable map (JSON) beside "
                 "it that decodes a model back to a board, and MANIFEST.json (instance, format, formulation, "
                 "expected count where known, sha256), so other harnesses and solvers can use them "
                 "(docs/tools.md).",
                 ["battlebench write instances/solbat/*.toml --format cnf --out out/solbat-cnf",
-                 "battlebench write instances/smoke/tiny_4x4.toml --formulation cell --out /tmp/cnf"],
+                 "battlebench write instances/smoke/tiny_4x4.toml --formulation cell --out /tmp/cnf",
+                 "battlebench write instances/solbat/*.toml --format xcsp3 --out out/solbat-xcsp3"],
                 {0: "written", 2: BAD_INPUT + " (nothing is written when any puzzle cannot be read)"})
     c.add_argument("paths", nargs="+", metavar="PATH", help="puzzle files")
-    c.add_argument("--format", default="cnf", help="the file format: cnf | opb | lp")
+    c.add_argument("--format", default="cnf", help="the file format: cnf | wcnf | opb | lp | mps | smt2 | xcsp3 | "
+                   "fzn | asp")
     c.add_argument("--formulation", "-f", action="append", default=None,
                    help="placement | cell (repeatable; default: both)")
     c.add_argument("--encoding", default="seqcounter", help="CardEnc encoding of fleet counts and line clues")

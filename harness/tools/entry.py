@@ -3,9 +3,11 @@ parser of its answer and the line that installs it — read from ``builtin.toml`
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -15,9 +17,33 @@ from pathlib import Path
 from harness.errors import UsageError
 from harness.tools.parsers import PARSERS
 
-FORMATS = ("cnf", "opb", "lp")  # the file formats the tool backend writes
-FIELDS = {"format", "command", "output", "version", "version_pattern", "install"}
-PLACEHOLDERS = ("{file}", "{out}", "{seed}", "{seed1}")  # {seed1}: seed + 1, for tools whose 0 means "the clock"
+FORMATS = ("cnf", "wcnf", "opb", "lp", "mps", "smt2", "xcsp3", "fzn", "asp")  # the formats the tool backend writes
+FIELDS = {"format", "command", "output", "version", "version_pattern", "install", "enumerate", "enumerate_all"}
+# {seed1}: seed + 1, for tools whose 0 means "the clock"; {python}: this Python; {package:NAME}: the folder of
+# the installed Python package NAME (a binary or jar a package ships)
+# {enumerate} (a whole argument): where the arguments of the tool's own enumeration go (default: at the end)
+PLACEHOLDERS = ("{file}", "{out}", "{seed}", "{seed1}", "{python}", "{package:NAME}", "{enumerate}")
+_PLACEHOLDER = re.compile(r"\{(file|out|seed1|seed|python|package:[A-Za-z0-9_.]+|k)\}")
+
+
+def _package_dir(name: str) -> str | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]
+
+
+def _fill(arg: str, values: dict[str, str]) -> str:
+    def one(m: re.Match) -> str:
+        key = m.group(1)
+        if key.startswith("package:"):
+            return _package_dir(key[8:]) or f"<no package {key[8:]}>"
+        return values.get(key, m.group(0))
+
+    return _PLACEHOLDER.sub(one, arg)
 
 
 @dataclass(frozen=True)
@@ -33,24 +59,53 @@ class Tool:
     version_pattern: str = r"(\S+)"
     install: str = ""
     origin: str = "built-in"
+    enumerate: tuple[str, ...] = ()  # arguments asking for {k} models (its own enumeration), if it has one
+    enumerate_all: tuple[str, ...] = ()  # arguments asking for every model
 
     def missing(self) -> str | None:
-        """None when the binary is on the PATH (or at its path), else one line saying how to install it."""
-        if shutil.which(self.command[0]):
-            return None
+        """None when the binary is on the PATH (or at its path) and every package path it names exists, else one
+        line saying how to install it."""
         how = f": {self.install}" if self.install else ""
-        return f"tool {self.name!r} is not installed here ({self.command[0]} not found){how}"
+        program = _fill(self.command[0], {"python": sys.executable})
+        if not shutil.which(program):
+            return f"tool {self.name!r} is not installed here ({program} not found){how}"
+        for arg in self.command:
+            if "{package:" in arg:
+                path = _fill(arg, {}).split("=", 1)[-1]  # (an environment setting: its value)
+                if not Path(path).exists():
+                    return f"tool {self.name!r} is not installed here ({path} not found){how}"
+        return None
 
-    def argv(self, file: Path, out: Path, seed: int) -> list[str]:
-        values = {"file": str(file), "out": str(out), "seed": str(seed), "seed1": str(seed + 1)}
-        return [re.sub(r"\{(file|out|seed1|seed)\}", lambda m: values[m.group(1)], a) for a in self.command]
+    def argv(self, file: Path, out: Path, seed: int, enumerate_args: list[str] | None = None) -> list[str]:
+        """The command for one call; ``enumerate_args`` (:meth:`enumerate_args`) go where the command has the
+        argument ``{enumerate}``, else at its end (without them, ``{enumerate}`` is dropped)."""
+        values = {"file": str(file), "out": str(out), "seed": str(seed), "seed1": str(seed + 1),
+                  "python": sys.executable}
+        extra = list(enumerate_args or [])
+        out_argv: list[str] = []
+        for a in self.command:
+            if a == "{enumerate}":
+                out_argv += extra
+                extra = []
+            else:
+                out_argv.append(_fill(a, values))
+        return out_argv + extra
+
+    def enumerate_args(self, k: int | None) -> list[str]:
+        """The arguments asking for ``k`` models (``None``: all of them)."""
+        if k is None:
+            return list(self.enumerate_all)
+        return [_fill(a, {"k": str(k)}) for a in self.enumerate]
+
+    def version_argv(self) -> list[str]:
+        return [_fill(a, {"python": sys.executable}) for a in self.version]
 
     def version_of(self) -> str | None:
         """The version its version command prints (None when it has none or the command fails)."""
-        if not self.version or not shutil.which(self.version[0]):
+        if not self.version or not shutil.which(self.version_argv()[0]):
             return None
         try:
-            got = subprocess.run(self.version, capture_output=True, text=True, timeout=20, check=False)
+            got = subprocess.run(self.version_argv(), capture_output=True, text=True, timeout=20, check=False)
         except (OSError, subprocess.TimeoutExpired):
             return None
         found = re.search(self.version_pattern, got.stdout + "\n" + got.stderr)
@@ -72,25 +127,32 @@ def _entry(name: str, table: object, where: str) -> Tool:
     if table["output"] not in PARSERS:
         raise UsageError(f"{where}: tools.{name}: output {table['output']!r} names no parser "
                          f"({', '.join(sorted(PARSERS))})")
-    for key in ("command", "version"):
+    for key in ("command", "version", "enumerate", "enumerate_all"):
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(a, str) for a in value) or (key == "command"
                                                                                             and not value):
             raise UsageError(f"{where}: tools.{name}: {key} must be a list of strings (an argument vector)")
     if not any("{file}" in a for a in table["command"]):
         raise UsageError(f"{where}: tools.{name}: command has no {{file}} (where the input file goes)")
-    for a in table["command"]:
-        for ph in re.findall(r"\{[^}]*\}", a):
-            if ph not in PLACEHOLDERS:
-                raise UsageError(f"{where}: tools.{name}: command placeholder {ph} is not one of "
-                                 f"{', '.join(PLACEHOLDERS)}")
+    if bool(table.get("enumerate")) != bool(table.get("enumerate_all")):
+        raise UsageError(f"{where}: tools.{name}: enumerate and enumerate_all go together (K models; all models)")
+    if table.get("enumerate") and not any("{k}" in a for a in table["enumerate"]):
+        raise UsageError(f"{where}: tools.{name}: enumerate has no {{k}} (how many models to ask for)")
+    for key in ("command", "enumerate", "enumerate_all"):  # (a version command may hold dpkg's ${Version})
+        allowed = PLACEHOLDERS + ("{k}",) if key == "enumerate" else PLACEHOLDERS
+        for a in table.get(key, []):
+            for ph in re.findall(r"\{[^}]*\}", a):
+                if ph not in allowed and not (ph.startswith("{package:") and _PLACEHOLDER.fullmatch(ph)):
+                    raise UsageError(f"{where}: tools.{name}: {key} placeholder {ph} is not one of "
+                                     f"{', '.join(allowed)}")
     pattern = table.get("version_pattern", r"(\S+)")
     try:
         re.compile(pattern)
     except (re.error, TypeError) as exc:
         raise UsageError(f"{where}: tools.{name}: version_pattern is not a regular expression: {exc}") from None
     return Tool(name, table["format"], tuple(table["command"]), table["output"], tuple(table.get("version", ())),
-                pattern, str(table.get("install", "")), where)
+                pattern, str(table.get("install", "")), where, tuple(table.get("enumerate", ())),
+                tuple(table.get("enumerate_all", ())))
 
 
 def parse_tools(text: str, where: str) -> dict[str, Tool]:

@@ -19,8 +19,10 @@ GRACE_S = 1.0  # between SIGTERM and SIGKILL of a tool past its time limit
 
 @dataclass
 class Ran:
-    """One call of a tool: exit code (negative: killed by that signal), what it printed, its wall and CPU seconds
-    (user + system of it and the children it waited for), and whether its time limit ended it."""
+    """One call of a tool: exit code (negative: killed by that signal), what it printed, its wall and CPU seconds,
+    whether its time limit ended it; ``layer``: what measured it (``process``: ``wait4`` of the tool and the
+    children it waited for, its own peak resident memory; ``runexec``: BenchExec's cgroups, the whole tree);
+    ``memout``: the layer ended it at the memory limit; ``reason``: the layer's termination reason, if any."""
 
     returncode: int
     stdout: str
@@ -28,6 +30,10 @@ class Ran:
     wall_s: float
     cpu_s: float
     timed_out: bool
+    layer: str = "process"
+    memout: bool = False
+    peak_mb: float | None = None
+    reason: str = ""
 
 
 def run_tool(argv: list[str], time_limit_s: float | None, workdir: Path) -> Ran:
@@ -59,7 +65,8 @@ def run_tool(argv: list[str], time_limit_s: float | None, workdir: Path) -> Ran:
     _signal_group(proc.pid, signal.SIGKILL)  # whatever it left behind in its group
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
-    return Ran(proc.returncode, _read(out_path), _read(err_path), wall, usage.ru_utime + usage.ru_stime, timed_out)
+    return Ran(proc.returncode, _read(out_path), _read(err_path), wall, usage.ru_utime + usage.ru_stime, timed_out,
+               peak_mb=usage.ru_maxrss / 1024)
 
 
 def _signal_group(pgid: int, sig: int) -> None:

@@ -16,6 +16,7 @@ from harness.puzzle.formats import write_instance
 from harness.puzzle.verify import verify
 from harness.tools.parsers import sat_competition
 from harness.backends.files import board_cells
+from pathlib import Path
 from tiny import BY_NAME, MANY, SOLVER_UNSAT, truth
 
 CASES = MANY[:10] + SOLVER_UNSAT + [BY_NAME["touching-hints"], BY_NAME["right-and-middle"]]
@@ -183,3 +184,161 @@ def test_long_lp_rows_are_wrapped_and_cbc_reads_a_blocking_row(tmp_path):
     said = cbc_solution("", (tmp_path / "s.txt").read_text())
     cells = frozenset(c for p, v in pb.placement_var.items() if v in said.literals for c in model.placements[p].cells)
     assert said.result == "sat" and cells != first.cells and cells in {b.cells for b in enumerate_boards(inst)}
+
+
+# ---- the other formats, each read back by a reader that exists -------------------------------------------------
+
+ROUND_TRIP_CASES = MANY[:4] + SOLVER_UNSAT[:2] + [BY_NAME["touching-hints"]]
+
+
+def _block_cells(varmap, cells) -> list[int]:
+    """A clause over the map's cell literals that the board ``cells`` leaves false."""
+    out = []
+    for key, lit in varmap["cells"].items():
+        r, c = map(int, key.split(","))
+        out.append(-lit if (r, c) in cells else lit)
+    return out
+
+
+def _wcnf_boards(path, varmap) -> set[frozenset]:
+    """python-sat's WCNF reader: every clause hard, no soft ones; its models enumerated as for CNF."""
+    from pysat.formula import WCNF
+    from pysat.solvers import Solver
+
+    wcnf = WCNF(from_file=str(path))
+    assert not wcnf.soft
+    boards = set()
+    with Solver(name="minisat22", bootstrap_with=wcnf.hard) as s:
+        while s.solve():
+            cells = board_cells(varmap, s.get_model())
+            boards.add(cells)
+            if "cells" in varmap:
+                s.add_clause(_block_cells(varmap, cells))
+            else:
+                s.add_clause([-int(v) for v, p in varmap["placements"].items() for rc in p["cells"]
+                              if tuple(rc) in cells])
+    return boards
+
+
+def _smt2_boards(path, varmap) -> set[frozenset]:
+    """z3's SMT-LIB parser (the z3-solver package): solve, decode, exclude the board's cells, solve again."""
+    z3 = pytest.importorskip("z3")
+    solver = z3.Solver()
+    solver.add(z3.parse_smt2_file(str(path)))
+    boards = set()
+    while solver.check() == z3.sat:
+        m = solver.model()
+        true = [int(d.name()[1:]) for d in m.decls() if z3.is_true(m[d])]
+        cells = board_cells(varmap, true)
+        assert cells not in boards
+        boards.add(cells)
+        if "cells" in varmap:
+            lits = _block_cells(varmap, cells)
+            solver.add(z3.Or([z3.Bool(f"x{abs(lit)}") if lit > 0 else z3.Not(z3.Bool(f"x{abs(lit)}"))
+                              for lit in lits]))
+        else:
+            covering = [z3.Bool(f"x{v}") for v, p in varmap["placements"].items() for rc in p["cells"]
+                        if tuple(rc) in cells]
+            solver.add(z3.Sum([z3.If(x, 1, 0) for x in covering]) <= len(cells) - 1)
+    assert solver.check() == z3.unsat
+    return boards
+
+
+def _asp_boards(path, _varmap) -> set[frozenset]:
+    """clingo's Python API: the file's answers projected onto ship/2, all of them."""
+    import clingo
+
+    ctl = clingo.Control(["0", "--project=project"], logger=lambda *_: None)
+    ctl.load(str(path))
+    ctl.ground([("base", [])])
+    boards = set()
+    with ctl.solve(yield_=True) as handle:
+        for m in handle:
+            cells = frozenset((a.arguments[0].number, a.arguments[1].number) for a in m.symbols(shown=True)
+                              if a.name == "ship")
+            assert cells not in boards
+            boards.add(cells)
+    return boards
+
+
+def _fzn_row(lits: list[int]) -> str:
+    neg = [lit for lit in lits if lit < 0]  # the clause as sum(pos) - sum(neg) >= 1 - |neg|, negated
+    coeffs = ",".join("-1" if lit > 0 else "1" for lit in lits)
+    return f"constraint int_lin_le([{coeffs}],[{','.join(f'x{abs(lit)}' for lit in lits)}],{len(neg) - 1});\n"
+
+
+def _xcsp3_row(lits: list[int]) -> str:
+    neg = [lit for lit in lits if lit < 0]
+    return (f"<sum> <list> {' '.join(f'x[{abs(lit) - 1}]' for lit in lits)} </list> <coeffs> "
+            f"{' '.join('1' if lit > 0 else '-1' for lit in lits)} </coeffs> <condition> (ge,{1 - len(neg)}) "
+            "</condition> </sum>\n")
+
+
+def _binary_boards(argv_all, argv_one, parse, add_row, before):
+    """A solver binary reads the file: every solution at once where the variables are placements only; else (the
+    cell formulation: auxiliary variables, many models per board) one solution per call, each board's cell
+    literals excluded by a row added to the file before ``before``."""
+    def call(argv, path):
+        got = subprocess.run([a.replace("{file}", str(path)) for a in argv], capture_output=True, text=True,
+                             timeout=300)
+        return parse(got.stdout, ""), got.stdout
+
+    def read(path, varmap) -> set[frozenset]:
+        if "cells" not in varmap:
+            said, text = call(argv_all, path)
+            assert said.result == "unsat" or said.complete, text[-300:]
+            return {board_cells(varmap, model) for model in said.all_models()}
+        boards, text = set(), path.read_text()
+        work = path.with_name("blocked-" + path.name)
+        while True:
+            work.write_text(text)
+            said, out = call(argv_one, work)
+            if said.result == "unsat":
+                return boards
+            cells = board_cells(varmap, said.literals)
+            assert said.result == "sat" and cells not in boards, out[-300:]
+            boards.add(cells)
+            at = text.rindex(before)
+            text = text[:at] + add_row(_block_cells(varmap, cells)) + text[at:]
+    return read
+
+
+def _readers():
+    from harness.tools import find_tool
+    from harness.tools.parsers import flatzinc, xcsp3_competition
+
+    ace = find_tool("ace")
+    ace_argv = ace.argv(Path("{file}"), Path("-"), 0)
+    return {
+        "wcnf": (_wcnf_boards, None),
+        "mps": (_scip_boards, None),
+        "smt2": (_smt2_boards, None),
+        "asp": (_asp_boards, None),
+        "fzn": (_binary_boards(["fzn-gecode", "-a", "{file}"], ["fzn-gecode", "{file}"], flatzinc, _fzn_row,
+                               "solve satisfy;"),
+                None if shutil.which("fzn-gecode") else "fzn-gecode is not installed: apt-get install flatzinc"),
+        "xcsp3": (_binary_boards(ace_argv + ["-s=all"], ace_argv + ["-s=1"], xcsp3_competition, _xcsp3_row,
+                                 "</constraints>"), ace.missing()),
+    }
+
+
+@pytest.mark.parametrize("fmt", ["wcnf", "mps", "smt2", "asp", "fzn", "xcsp3"])
+def test_every_format_read_back_admits_exactly_the_brute_force_boards(tmp_path_factory, fmt):
+    read, missing = _readers()[fmt]
+    if missing:
+        pytest.skip(missing)
+    src = tmp_path_factory.mktemp("src")
+    paths = []
+    cases = ROUND_TRIP_CASES if fmt != "xcsp3" else [i for i in ROUND_TRIP_CASES if len(truth(i.name)) <= 20]
+    for inst in cases:  # (ACE starts a JVM per call: the cell formulation's boards one by one, the few-board cases)
+        write_instance(inst, src / f"{inst.name}.toml", "native")
+        paths.append(src / f"{inst.name}.toml")
+    out = tmp_path_factory.mktemp(fmt)
+    assert run_quiet("write", *paths, "--format", fmt, "--out", out) == 0
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    assert {e["format"] for e in manifest["files"]} == {fmt} and len(manifest["files"]) == 2 * len(paths)
+    for entry in manifest["files"]:
+        path = out / entry["file"]
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"]
+        varmap = json.loads((out / entry["map"]).read_text())
+        assert read(path, varmap) == truth(entry["instance"]), (fmt, entry["file"])

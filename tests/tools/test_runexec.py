@@ -1,0 +1,130 @@
+"""BenchExec's runexec as the measuring layer of tool processes: the record names the layer, CPU and memory limits
+end a tool as timeout and memout, nothing outlives the run, the cgroups the harness made are gone, and where
+runexec cannot run the process path measures and the record says so."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.backends.registry import get_backend
+from harness.core.status import Status, Task
+from harness.errors import UsageError
+from harness.tasks.isolated import IsolatedSolver
+from harness.tools import benchexec_version, unusable
+from harness.tools.runexec import CGROUP_ROOT, CONTROLLERS, run_measured, sweep
+from tiny import MANY, assert_sound, truth
+
+needs_runexec = pytest.mark.skipif(unusable() is not None, reason=f"runexec cannot run here: {unusable()}")
+
+
+def _tool(tmp: Path, name: str, body: str) -> Path:
+    script = tmp / name
+    script.write_text(f"#!{sys.executable}\n{body}")
+    script.chmod(0o755)
+    entry = tmp / f"{name}.toml"
+    entry.write_text(f'[tools.{name}]\nformat = "cnf"\ncommand = ["{script}", "{{file}}"]\n'
+                     'output = "sat-competition"\n')
+    return entry
+
+
+def _ours() -> set[str]:
+    return {p.name for c in CONTROLLERS for p in (CGROUP_ROOT / c).glob("battlebench-*")}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def test_the_pinned_benchexec_is_the_one_installed():
+    text = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    assert f'"benchexec=={benchexec_version()}"' in text
+
+
+@needs_runexec
+def test_a_builtin_tool_measured_by_runexec_counts_exactly_and_the_record_says_so():
+    sweep()
+    with IsolatedSolver(grace_s=10.0) as isolated:
+        for inst in MANY[:3]:
+            res = isolated.solve(inst, "tool", "cell", Task.count(0), {"tool": "cadical", "measure": "runexec"}, 60)
+            assert_sound(res, inst)
+            assert {b.cells for b in res.boards} == truth(inst.name)
+            assert f"measured by runexec (BenchExec {benchexec_version()}" in res.detail
+            assert res.versions["benchexec"] == benchexec_version()
+        res = isolated.solve(MANY[0], "tool", "cell", Task.count(0), {"tool": "cadical", "measure": "process"}, 60)
+        assert "measured by the process path" in res.detail and "runexec" not in res.detail
+    # every cgroup the harness made is removed by the call that made it: none is left of a process that is gone
+    assert all(os.path.exists(f"/proc/{name.split('-')[1]}") for name in _ours())
+
+
+@needs_runexec
+def test_runexec_ends_a_busy_tool_at_its_cpu_limit_with_its_children(isolated, tmp_path):
+    marker = tmp_path / "pids"
+    entry = _tool(tmp_path, "busy", "import os, subprocess, sys, signal\n"
+                  "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
+                  f"open({str(marker)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+                  "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                  "while True: pass\n")
+    got = run_measured([sys.executable, str(tmp_path / "busy"), "x"], 1.0, 500, tmp_path)
+    assert got.timed_out and got.reason in ("cputime", "walltime") and got.layer == "runexec"
+    assert got.cpu_s >= 0.5  # the CPU time BenchExec measured, not the time waited
+    for pid in map(int, marker.read_text().split()):
+        assert not _alive(pid)
+    res = IsolatedSolver(grace_s=10.0)
+    with res as solver:
+        run = solver.solve(MANY[0], "tool", "placement", Task.count(0),
+                           {"tool": "busy", "tool_file": str(entry), "measure": "runexec"}, 2.0)
+    assert run.status is Status.TIMEOUT
+
+
+@needs_runexec
+def test_runexec_ends_a_tool_over_the_memory_limit_and_the_run_is_a_memout(tmp_path):
+    entry = _tool(tmp_path, "hog", "import time\nblocks = []\n"
+                  "while True:\n    blocks.append(bytearray(50 * 1024 * 1024)); time.sleep(0.01)\n")
+    got = run_measured([sys.executable, str(tmp_path / "hog"), "x"], 60, 300, tmp_path)
+    assert got.memout and got.reason == "memory" and not got.timed_out
+    with IsolatedSolver(grace_s=10.0, memory_mb=600) as solver:
+        run = solver.solve(MANY[0], "tool", "placement", Task.count(0),
+                           {"tool": "hog", "tool_file": str(entry), "measure": "runexec"}, 60)
+    assert run.status is Status.MEMOUT, (run.status, run.error)
+    assert "went over the memory limit" in run.error and "terminationreason=memory" in run.error
+
+
+def test_without_runexec_auto_falls_back_to_the_process_path_and_runexec_is_refused(monkeypatch):
+    monkeypatch.setenv("BATTLEBENCH_NO_RUNEXEC", "1")
+    assert unusable() == "switched off by BATTLEBENCH_NO_RUNEXEC"
+    with pytest.raises(UsageError, match="measure=runexec: switched off"):
+        get_backend("tool").resolve_options({"measure": "runexec"})
+    with IsolatedSolver(grace_s=10.0) as solver:  # a worker started now inherits the switch
+        res = solver.solve(MANY[0], "tool", "cell", Task.count(0), {"tool": "cadical"}, 60)
+    assert_sound(res, MANY[0])
+    assert "measured by the process path" in res.detail
+
+
+@needs_runexec
+def test_a_run_killed_mid_call_leaves_no_tool_and_no_cgroup(tmp_path):
+    """The worker is stopped while runexec runs the tool: the runner kills the worker's session, and the cgroups
+    go when the next call's clean-up or this process's exit removes them; the tool itself must not survive."""
+    marker = tmp_path / "pid"
+    entry = _tool(tmp_path, "sleeper", f"import os, time\nopen({str(marker)!r}, 'w').write(str(os.getpid()))\n"
+                  "time.sleep(300)\n")
+    started = time.monotonic()
+    with IsolatedSolver(grace_s=1.0) as solver:
+        res = solver.solve(MANY[0], "tool", "placement", Task.count(0),
+                           {"tool": "sleeper", "tool_file": str(entry), "measure": "runexec"}, 3.0)
+    assert res.status is Status.TIMEOUT and time.monotonic() - started < 60
+    pid = int(marker.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), "the tool outlived its run"
+    sweep()  # what the next call does first: the killed worker's groups go
+    assert all(os.path.exists(f"/proc/{name.split('-')[1]}") for name in _ours())  # only live processes' groups
