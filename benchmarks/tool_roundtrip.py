@@ -8,7 +8,13 @@ pairs interleaved per instance and repetition so load falls on both alike:
 * ``sat[solver=minisat22]`` (MiniSat 2.2 in python-sat) against ``tool[tool=minisat]`` (the Debian MiniSat 2.2
   binary), the same solver both ways;
 * ``sat[solver=cadical195]`` (CaDiCaL 1.9.5 in python-sat) against ``tool[tool=cadical]`` (the Debian CaDiCaL,
-  which calls itself ``sc2021``: not the same release, said in the report).
+  which calls itself ``sc2021``: not the same release, said in the report);
+* ``mip[engine=highs]`` (HiGHS through highspy, in process) against ``tool[tool=highs]`` (the highsbox HiGHS
+  binary on the MPS file; its release is in the report).
+
+Each binary runs twice: measured by the process path (``measure=process``: the cost of the file round trip
+itself) and by BenchExec's runexec (``measure=runexec``: what the measuring layer adds, a Python start and the
+cgroups per call), where runexec can run here.
 
 Per run: the run's solve seconds (the enumeration: for a tool, writing the file each call, starting the
 process, the tool's own work, reading its answer), its CPU seconds (the worker's and the tools' it waited for),
@@ -32,7 +38,9 @@ from harness.tasks.isolated import IsolatedSolver
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRS = [("sat", {"solver": "minisat22"}, "tool", {"tool": "minisat"}, "MiniSat 2.2"),
-         ("sat", {"solver": "cadical195"}, "tool", {"tool": "cadical"}, "CaDiCaL (1.9.5 in process, sc2021 binary)")]
+         ("sat", {"solver": "cadical195"}, "tool", {"tool": "cadical"}, "CaDiCaL (1.9.5 in process, sc2021 binary)"),
+         ("mip", {"engine": "highs"}, "tool", {"tool": "highs"}, "HiGHS (highspy in process, highsbox binary)")]
+HOWS = ("in process", "binary", "binary, runexec")
 PARTS = re.compile(r"files written in ([0-9.]+) s, the tool ran ([0-9.]+) s wall, ([0-9.]+) s CPU")
 
 
@@ -45,14 +53,19 @@ def main(argv: list[str] | None = None) -> int:
     instances = [read_instance(p) for p in sorted((ROOT / "instances" / "solbat").glob("*.toml"))]
     rows = []
     started = time.perf_counter()
+    from harness.tools import unusable
+
+    hows = HOWS if unusable() is None else HOWS[:2]
     with IsolatedSolver() as iso:
         for rep in range(args.repeat):
             for inst in instances:
                 for native, nopts, tool, topts, solver in PAIRS:
-                    for backend, opts, how in ((native, nopts, "in process"), (tool, topts, "binary")):
+                    legs = [(native, nopts, "in process"), (tool, {**topts, "measure": "process"}, "binary"),
+                            (tool, {**topts, "measure": "runexec"}, "binary, runexec")]
+                    for backend, opts, how in (leg for leg in legs if leg[2] in hows):
                         res = iso.solve(inst, backend, args.formulation, Task.count(2), opts, 120)
                         parts = PARTS.search(res.detail or "")
-                        rows.append({"solver": solver, "how": how, "pair": f"{backend}[{','.join(opts.values())}]",
+                        rows.append({"solver": solver, "how": how, "pair": f"{backend}[{','.join(map(str, opts.values()))}]",
                                      "instance": inst.name, "repetition": rep, "status": res.status.value,
                                      "count": res.count, "solve_s": res.times.get("solve_s"),
                                      "cpu_s": res.times.get("cpu_s"), "wall_s": res.times.get("wall_s"),
@@ -72,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
              "|---|---|---:|---|---:|---:|---:|---:|---:|"]
     med = {}
     for _, _, _, _, solver in PAIRS:
-        for how in ("in process", "binary"):
+        for how in hows:
             got = [r for r in rows if r["solver"] == solver and r["how"] == how]
             statuses = ", ".join(f"{s} {sum(r['status'] == s for r in got)}" for s in sorted({r["status"] for r in got}))
 
@@ -84,10 +97,16 @@ def main(argv: list[str] | None = None) -> int:
             cells = [m(k) for k in ("solve_s", "cpu_s", "write_s", "tool_wall_s", "tool_cpu_s")]
             lines.append(f"| {solver} | {how} | {len(got)} | {statuses} | "
                          + " | ".join("–" if v is None else f"{v:.4f}" for v in cells) + " |")
-    lines += ["", "| solver | binary / in process, solve_s | binary / in process, cpu_s |", "|---|---:|---:|"]
+    lines += ["", "| solver | how | solve_s / in process | cpu_s / in process |", "|---|---|---:|---:|"]
     for _, _, _, _, solver in PAIRS:
-        (ws, cs), (wb, cb) = med[(solver, "in process")], med[(solver, "binary")]
-        lines.append(f"| {solver} | {wb / ws:.1f} | {cb / cs:.1f} |")
+        ws, cs = med[(solver, "in process")]
+        for how in hows[1:]:
+            wb, cb = med[(solver, how)]
+            lines.append(f"| {solver} | {how} | {wb / ws:.1f} | {cb / cs:.1f} |")
+    from harness.backends.registry import get_backend
+
+    versions = {**get_backend("tool").versions(), **get_backend("mip").versions()}
+    lines += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in sorted(versions.items())) + "."]
     lines += ["", "The counts of every pair agree on every instance: "
               + ("yes." if _agree(rows) else "**no** (see runs.csv)."), ""]
     (args.out / "summary.md").write_text("\n".join(lines))

@@ -145,7 +145,7 @@ def test_the_tour_runs_as_printed(tmp_path):
         ran += 1
     assert ran == 14
     assert (tmp_path / "results" / "smoke" / "report" / "index.html").is_file()
-    assert (tmp_path / "out" / "opb" / "MANIFEST.json").is_file()  # battlebench write
+    assert (tmp_path / "out" / "xcsp3" / "MANIFEST.json").is_file()  # battlebench write
     assert (tmp_path / "puzzle7").read_text().startswith("# Row clues")
 
 
