@@ -33,7 +33,12 @@ from harness.errors import BackendError, UsageError
 
 ROW_FORMATS = ("opb", "lp", "mps", "smt2", "xcsp3", "fzn")
 WRITE_FORMATS = ("cnf", "wcnf") + ROW_FORMATS + ("asp",)
+SUFFIX = {"xcsp3": "xml"}  # a format's file suffix where it is not the format's name (ACE reads only .xml)
 _ATOM = re.compile(r"(chosen|w|ship)\((\d+)(?:,(\d+))?\)$")
+
+
+def suffix(fmt: str) -> str:
+    return SUFFIX.get(fmt, fmt)
 
 
 def _sha256(path: Path) -> str:
@@ -214,7 +219,7 @@ def write_file(inst: Any, fmt: str, formulation: str, out: Path,
     from harness.model import build_model
 
     stem = f"{inst.name}.{formulation}"
-    path, varmap = out / f"{stem}.{'xml' if fmt == 'xcsp3' else fmt}", out / f"{stem}.map.json"
+    path, varmap = out / f"{stem}.{suffix(fmt)}", out / f"{stem}.map.json"
     note = (f"battlebench {__version__}: {inst.name}, formulation {formulation}",
             f"ship cells: by the variable map {varmap.name}")
     solver_file = SolverFile(build_model(inst), formulation, fmt, options)
@@ -271,5 +276,5 @@ def board_cells(varmap: dict[str, Any], literals: list[int]) -> frozenset[tuple[
     return frozenset(out)
 
 
-__all__ = ["ROW_FORMATS", "WRITE_FORMATS", "SolverFile", "board_cells", "encode_cnf", "write_all", "write_dimacs",
-           "write_file"]
+__all__ = ["ROW_FORMATS", "SUFFIX", "WRITE_FORMATS", "SolverFile", "board_cells", "encode_cnf", "suffix", "write_all",
+           "write_dimacs", "write_file"]

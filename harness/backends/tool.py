@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
-from harness.backends.files import write_dimacs
+from harness.backends.files import suffix, write_dimacs
 from harness.backends.sat import AMO_ENCODINGS, ENCODINGS
 from harness.errors import BackendError, UsageError
 from harness.puzzle.board import Board
@@ -78,8 +78,9 @@ class ToolBackend(Backend):
         missing = tool.missing()
         if missing:
             raise UsageError(missing)
-        if opts["measure"] == "runexec" and unusable():
-            raise UsageError(f"measure=runexec: {unusable()} (measure=process or auto runs without it)")
+        why = unusable() if opts["measure"] == "runexec" else None
+        if why:
+            raise UsageError(f"measure=runexec: {why} (measure=process or auto runs without it)")
 
     @classmethod
     def tools(cls) -> list[dict[str, Any]]:
@@ -128,11 +129,12 @@ class ToolBackend(Backend):
     def _layer(self) -> str:
         from harness.tools import unusable
 
-        if self.opts["measure"] == "process" or (self.opts["measure"] == "auto" and unusable()):
+        if self.opts["measure"] == "process":
             return "process"
-        if unusable():
-            raise BackendError(f"measure=runexec: {unusable()}")
-        return "runexec"
+        why = unusable()
+        if why and self.opts["measure"] == "runexec":
+            raise BackendError(f"measure=runexec: {why}")
+        return "process" if why else "runexec"
 
     @staticmethod
     def _memory_limit_mb() -> int | None:
@@ -148,7 +150,7 @@ class ToolBackend(Backend):
         deadline = Deadline(time_limit_s)
         self.parse = PARSERS[self.tool.output]
         self.work = Path(tempfile.mkdtemp(prefix=f"battlebench-{self.tool.name}-"))
-        self.given = self.work / f"input.{'xml' if self.tool.format == 'xcsp3' else self.tool.format}"
+        self.given = self.work / f"input.{suffix(self.tool.format)}"
         self.out = self.work / "answer.txt"
         self._calls, self._models, self._tool_cpu, self._tool_wall, self._write_s = 0, 0, 0.0, 0.0, 0.0
         self._peak_mb = 0.0

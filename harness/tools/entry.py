@@ -101,15 +101,21 @@ class Tool:
         return [_fill(a, {"python": sys.executable}) for a in self.version]
 
     def version_of(self) -> str | None:
-        """The version its version command prints (None when it has none or the command fails)."""
-        if not self.version or not shutil.which(self.version_argv()[0]):
-            return None
-        try:
-            got = subprocess.run(self.version_argv(), capture_output=True, text=True, timeout=20, check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        found = re.search(self.version_pattern, got.stdout + "\n" + got.stderr)
-        return found.group(1) if found and found.groups() else (found.group(0) if found else None)
+        """The version its version command prints (None when it has none or the command fails); asked once per
+        process."""
+        return _version(tuple(self.version_argv()), self.version_pattern)
+
+
+@lru_cache(maxsize=None)
+def _version(argv: tuple[str, ...], pattern: str) -> str | None:
+    if not argv or not shutil.which(argv[0]):
+        return None
+    try:
+        got = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = re.search(pattern, got.stdout + "\n" + got.stderr)
+    return found.group(1) if found and found.groups() else (found.group(0) if found else None)
 
 
 def _entry(name: str, table: object, where: str) -> Tool:

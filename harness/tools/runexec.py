@@ -4,7 +4,8 @@ cgroups, real limits, and BenchExec's ``terminationreason``.
 ``runexec`` (BenchExec, pinned in ``pyproject.toml``) needs cgroups it may create sub-groups in.  On a machine
 with cgroup v1 mounted under ``/sys/fs/cgroup`` and root, the harness creates one group of its own per call in
 each controller (``battlebench-PID-N``), starts ``runexec`` inside it, and removes it afterwards (killing whatever
-is still in it first).  Containers are off (``--no-container``: the overlay mount fails on such machines); the
+is still in it first); a process's first call first removes the groups of harness processes that are
+gone.  Containers are off (``--no-container``: the overlay mount fails on such machines); the
 tool's stderr goes to a file of its own, so its output file holds what it printed on stdout.
 
 :func:`unusable` says why this layer cannot be used here (``None`` when it can); :func:`run_measured` runs one
@@ -28,6 +29,7 @@ from harness.tools.process import Ran, _read
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("cpu", "cpuacct", "cpuset", "memory", "freezer", "pids", "blkio")
 _counter = itertools.count()
+_swept = False  # this process has removed the groups dead processes left (once: a new worker does it first)
 
 
 def benchexec_version() -> str | None:
@@ -93,7 +95,10 @@ def sweep() -> int:
 
 
 def _make_groups() -> list[Path]:
-    sweep()
+    global _swept
+    if not _swept:
+        sweep()
+        _swept = True
     name = f"battlebench-{os.getpid()}-{next(_counter)}"
     groups = []
     for c in CONTROLLERS:
