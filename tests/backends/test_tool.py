@@ -7,6 +7,7 @@ has tests of its own (``tests/tools/test_runexec.py``)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -184,6 +185,12 @@ def test_a_tool_not_installed_is_one_line_with_its_install_line_before_any_run(t
      "placeholder {cores}"),
     ("[tools.x]\nformat = 'cnf'\ncommand = 'x {file}'\noutput = 'sat-competition'\n", "argument vector"),
     ("[tools.x\n", "not valid TOML"),
+    ("[tools.x]\nformat = 'asp'\ncommand = ['x', '{file}']\noutput = 'clingo-json'\nenumerate = ['-n', '{k}']\n",
+     "go together"),
+    ("[tools.x]\nformat = 'asp'\ncommand = ['x', '{file}']\noutput = 'clingo-json'\nenumerate = ['-n', '3']\n"
+     "enumerate_all = ['-n', '0']\n", "enumerate has no {k}"),
+    ("[tools.x]\nformat = 'cnf'\ncommand = ['x', '{file}', '{k}']\noutput = 'sat-competition'\n",
+     "placeholder {k}"),
 ])
 def test_a_bad_tool_file_is_one_line_naming_the_file_the_tool_and_the_problem(tmp_path, text, words):
     path = tmp_path / "tools.toml"
@@ -204,6 +211,54 @@ def test_the_parsers_read_the_fields_formats_and_refuse_the_rest():
             minisat_file(stdout, out)
     with pytest.raises(BackendError, match="two 's' lines"):
         sat_competition("s SATISFIABLE\ns UNSATISFIABLE\n")
+
+
+@pytest.mark.parametrize("parser, stdout, out, words", [
+    ("highs-solution", "", "", "no solution file"),
+    ("highs-solution", "", "Model status\nOptimal\n", "no '# Columns'"),
+    ("highs-solution", "", "Model status\nOptimal\n# Columns 1\nx1 0.5\n", "not 0 or 1"),
+    ("highs-solution", "", "Model status\nOptimal\n# Columns 1\ny 1\n", "not a column"),
+    ("smt-values", "", "", "no answer"),
+    ("smt-values", "(error \"bad\")\n", "", "not sat/unsat/unknown"),
+    ("smt-values", "sat\n(error \"no model\")\n", "", "gave no values"),
+    ("smt-values", "sat\n", "", "printed no values"),
+    ("flatzinc", "", "", "no solution and no status"),
+    ("flatzinc", "----------\n", "", "no values of x"),
+    ("flatzinc", "x = array1d(1..2, [0, 2]);\n----------\n", "", "not 0 or 1"),
+    ("flatzinc", "=====ERROR=====\n", "", "ERROR"),
+    ("xcsp3-competition", "", "", "no 's' line"),
+    ("xcsp3-competition", "s MAYBE\n", "", "no XCSP3 answer"),
+    ("xcsp3-competition", "s SATISFIABLE\n", "", "printed no solution"),
+    ("xcsp3-competition", "v <instantiation> <list> x[] </list> <values> 0 q </values> </instantiation>\n"
+                          "s SATISFIABLE\n", "", "not a value"),
+    ("clingo-json", "Answer: 1\n", "", "not JSON"),
+    ("clingo-json", "{}", "", "no 'Result'"),
+    ("clingo-json", '{"Result": "MAYBE"}', "", "no answer clingo gives"),
+    ("clingo-json", '{"Result": "SATISFIABLE", "Call": []}', "", "no witness"),
+    ("clingo-json", '{"Result": "SATISFIABLE", "Call": [{"Witnesses": [{"Value": 3}]}]}', "", "no list"),
+])
+def test_the_new_parsers_refuse_what_they_cannot_read(parser, stdout, out, words):
+    from harness.tools import PARSERS
+
+    with pytest.raises(BackendError, match=re.escape(words)):
+        PARSERS[parser](stdout, out)
+
+
+def test_the_new_parsers_read_answers_enumerations_and_completeness():
+    from harness.tools import PARSERS
+
+    said = PARSERS["flatzinc"]("x = array1d(1..3, [1, 0, 1]);\n----------\nx = array1d(1..3, [0, 1, 1]);\n"
+                               "----------\n==========\n", "")
+    assert said.all_models() == [[1, -2, 3], [-1, 2, 3]] and said.complete
+    assert PARSERS["flatzinc"]("=====UNSATISFIABLE=====\n", "").result == "unsat"
+    said = PARSERS["xcsp3-competition"]("v <instantiation> <list> x[] </list> <values> 1 0x2 1 </values> "
+                                        "</instantiation>\ns SATISFIABLE\nd INCOMPLETE EXPLORATION\n", "")
+    assert said.literals == [1, -2, -3, 4] and not said.complete
+    said = PARSERS["clingo-json"]('{"Result": "SATISFIABLE", "Call": [{"Witnesses": [{"Value": ["ship(0,1)"]}, '
+                                  '{"Value": ["ship(1,1)"]}]}], "Models": {"More": "no"}}', "")
+    assert said.all_models() == [["ship(0,1)"], ["ship(1,1)"]] and said.complete
+    assert PARSERS["smt-values"]("sat\n((x1 true) (x2 false))\n", "").literals == [1, -2]
+    assert PARSERS["highs-solution"]("", "Model status\nInfeasible\n").result == "unsat"
 
 
 def test_a_machine_without_the_binaries_lists_each_tool_with_its_install_line(monkeypatch, tmp_path, capsys):
