@@ -256,7 +256,7 @@ def certify_times(dirs: list[Path]) -> dict[str, dict]:
 
     best: dict[str, dict] = {}
     for d in dirs:
-        if not (d / "results.sqlite").exists():
+        if not ((d / "results.sqlite").exists() or (d / "results.sqlite.gz").exists()):  # plain or committed gzip
             continue
         with ResultsStore(d, create=False) as store:
             for r in store.records():

@@ -19,12 +19,12 @@ some cell of F" (in this process; no time limit decides the answer unless CP-SAT
 ``fallback_limit_s``, which is then an error, not a guess).  CP-SAT runs one worker: on
 the 13 hardest of the first 40 questions of a 30x20 search, its 8-worker portfolio took
 2.2x as long in all (3.1x on the proofs that no board differs) on this 2-core machine
-(``benchmarks/oracle_workers.py``, reports/oracle-workers).  It searches with the cpsat
+(``experiments/oracle_workers.py``, experiments/oracle-workers).  It searches with the cpsat
 backend's ``branching=long-first`` and ``lazy_lp=false`` (``FALLBACK_OPTIONS``), measured the
-same way (reports/oracle-branching), and starts from the planted board (a solution hint:
+same way (experiments/oracle-branching), and starts from the planted board (a solution hint:
 ``GUIDE``), which took 0.92x the CPU time on the 38 hard early questions of 30x20 seed 514
 and 0.96x on the 10 hard late ones of seed 515, the gain on the questions answered by a board
-(reports/oracle-guide).
+(experiments/oracle-guide).
 
 On boards of more than ``LARGE_CELLS`` cells, once the puzzle is sparse -- CaDiCaL's
 budget running out ``SKIP_AFTER`` times in a row, each costing ~0.4 s there -- the oracle
@@ -58,9 +58,9 @@ FALLBACK_LIMIT_S = 120.0  # CP-SAT time limit for one single-cell question
 FALLBACK_WORKERS = 1  # CP-SAT workers (the 8-worker portfolio: 2.2x slower on hard 30x20 questions)
 # The cpsat backend's options for the fallback: longest ships first, every linear constraint in the LP
 # from the start (0.39x the time of CP-SAT's own search on the hard early questions of a 30x20 search;
-# reports/oracle-branching).
+# experiments/oracle-branching).
 FALLBACK_OPTIONS = {"threads": FALLBACK_WORKERS, "branching": "long-first", "lazy_lp": False}
-GUIDE = True  # CP-SAT questions start from the planted board (reports/oracle-guide)
+GUIDE = True  # CP-SAT questions start from the planted board (experiments/oracle-guide)
 LARGE_CELLS = 400  # boards with more cells are "large": CaDiCaL skipping
 SKIP_AFTER = 4  # large boards: budgeted CaDiCaL calls undecided in a row before CP-SAT is asked directly
 RETRY_EVERY = 8  # while skipping, still try CaDiCaL on every RETRY_EVERY-th question

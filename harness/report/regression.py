@@ -258,7 +258,7 @@ def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
     for (where, pair, _, _), o in old.items():
         if (where, pair) not in seen:
             missing.setdefault((where, pair), []).append(o)
-    for (where, pair), groups in missing.items():
+    for (_where, pair), groups in missing.items():
         merged = _Group(groups[0].instance, [s for g in groups for s in g.statuses], [])
         out.append(Regression("missing", merged.instance, pair, merged.describe(), None, None,
                               f"{merged.instance} {pair}: in the baseline ({merged.describe()}), "

@@ -29,6 +29,7 @@ import base64
 import html
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from numbers import Integral, Real
@@ -77,9 +78,9 @@ TABLE_TITLES = {
     "size_winners": "Winner at each board size",
     "size_growth": "Time vs board size: the best pair of each backend",
 }
-SIZE_NOTE = ("Per size, pairs are scored as above on that size's instances only. ratio = runner-up sgm_s / "
-             "winner sgm_s; growth = sgm_s at the largest size / sgm_s at the smallest (unsolved at the limit, "
-             "so a pair that times out grows less than it would).")
+SIZE_NOTE = ("Per size, pairs are scored as above on that size's instances only. ratio = the runner-up's "
+             "shifted geometric mean / the winner's; growth = the shifted geometric mean at the largest size / "
+             "at the smallest (unsolved at the limit, so a pair that times out grows less than it would).")
 
 FIGURE_CAPTIONS = {
     "cactus": "Cactus plot. For each pair, how many instances it solves within a given time "
@@ -181,14 +182,66 @@ def _is_numeric(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
+COLUMN_LABELS: dict[str, str] = {
+    # the pairs tables
+    "unique_solves": "unique solves", "timeout": "timeouts", "memout": "memouts", "error": "errors",
+    "sgm_s": "shifted geo. mean (s)", "sgm_s [95% CI]": "shifted geo. mean (s) [95% CI]",
+    "sgm_ratio": "× winner", "par2_s": "PAR-2 (s)", "par10_s": "PAR-10 (s)", "median_s": "median wall (s)",
+    "cpu_median_s": "median CPU (s)", "vbs_gap_s": "gap to virtual best (s)", "mean_s": "mean wall (s)",
+    "cpu_total_s": "total CPU (s)", "build_share": "build share", "solve_share": "solve share",
+    "median_variables": "median variables", "median_constraints": "median constraints",
+    "median_peak_rss_mb": "median peak memory (MB)", "median_overshoot_s": "median overshoot (s)",
+    "max_overshoot_s": "max overshoot (s)",
+    # best-of, sizes, virtual best, repetitions
+    "best_formulation": "best formulation", "best_backend": "best backend", "best_pair": "best pair",
+    "runner_up": "runner-up", "runner_up_solved": "runner-up solved", "best_s": "best time (s)",
+    "solved_by": "solved by", "solved_runs": "solved runs", "min_s": "min (s)", "max_s": "max (s)",
+    "time_s": "time (s)",
+    # runs, failures, races
+    "wall_s": "wall (s)", "cpu_s": "CPU (s)", "peak_rss_mb": "peak memory (MB)", "won_share": "won share",
+    "median_wall_s_when_won": "median wall when won (s)",
+    # games and values
+    "paired_games": "paired games", "mean_diff": "mean difference", "ci95_low": "95% CI low",
+    "ci95_high": "95% CI high", "ci95_half": "95% CI ±", "better_games": "better games",
+    "worse_games": "worse games", "mean_shots": "mean shots", "median_shots": "median shots",
+    "games_per_s": "games per s", "cpu_games_per_s": "games per CPU s", "gap_pct": "gap (%)",
+    "costly_games": "costly games", "first_costly_shot": "first costly shot",
+}
+"""Readable names for the report's table columns (the CSV files keep the identifiers)."""
+
+_UNITS = {"s": "(s)", "mb": "(MB)", "pct": "(%)", "ms": "(ms)"}
+_WORDS = {"cpu": "CPU", "sgm": "shifted geo. mean", "par2": "PAR-2", "par10": "PAR-10", "rss": "RSS",
+          "ci95": "95% CI", "vbs": "virtual best"}
+
+
+def column_label(name: str) -> str:
+    """The words a table shows for column ``name``: :data:`COLUMN_LABELS`, ``sgm_s@10x10`` as
+    ``shifted geo. mean (s), 10x10``, another snake_case identifier spelt out (``gap_pct`` -> ``gap (%)``);
+    anything else (a pair, a backend, a strategy) as it is."""
+    if name in COLUMN_LABELS:
+        return COLUMN_LABELS[name]
+    base, at, where = name.partition("@")
+    if at and re.fullmatch(r"[a-z][a-z0-9_]*", base):
+        return f"{column_label(base)}, {where}"
+    if not re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)+", name):
+        return name
+    words = name.split("_")
+    unit = _UNITS.get(words[-1]) if len(words) > 1 else None
+    if unit:
+        words = words[:-1]
+    text = " ".join(_WORDS.get(w, w) for w in words)
+    return f"{text} {unit}" if unit else text
+
+
 def _cells(df: pd.DataFrame, floatfmt: Fmt) -> tuple[list[str], list[bool], list[list[str]]]:
-    """Header, right-alignment per column and the formatted cells of ``df`` (index dropped)."""
-    header = [str(c) for c in df.columns]
+    """Header (:func:`column_label`), right-alignment per column and the formatted cells of ``df`` (index
+    dropped)."""
+    header = [column_label(str(c)) for c in df.columns]
     numeric = [_is_numeric(df[c]) for c in df.columns]
     rows: list[list[str]] = []
     for values in df.itertuples(index=False, name=None):
         row = []
-        for col, num, value in zip(df.columns, numeric, values):
+        for col, _num, value in zip(df.columns, numeric, values):
             if _missing(value):
                 row.append(NA)
             elif isinstance(value, Real) and not isinstance(value, (bool, Integral)):
@@ -209,7 +262,8 @@ def markdown_table(df: pd.DataFrame, floatfmt: Fmt = None) -> str:
     """``df`` as a GitHub Markdown table (no index), without the ``tabulate`` package.
 
     ``floatfmt`` formats float cells: a format spec such as ``".3g"``, a callable, a
-    mapping of column name to either, or None for :func:`format_number`.  Integers are
+    mapping of column name (the identifier) to either, or None for :func:`format_number`.  The header
+    shows each column's :func:`column_label`.  Integers are
     printed whole, missing values as :data:`NA`, numeric columns right-aligned; ``|`` in a
     cell is escaped.  A frame without columns gives the empty string.
     """
@@ -320,6 +374,39 @@ def sessions_of(meta: dict[str, str]) -> list[str]:
         return ["unreadable (the store's sessions are damaged)"]
 
 
+LOADED_LOAD_PER_CORE = 0.5
+"""A session counts as run on a loaded machine when its 1-minute load average at start is above this many
+times its cores (the store records the load once per session, when it starts)."""
+
+
+def load_warning(meta: dict[str, str]) -> str | None:
+    """The warning that wall times come from a loaded machine, or None: every recorded session whose load at
+    start is above :data:`LOADED_LOAD_PER_CORE` × its cores, and which times to compare instead."""
+    try:
+        sessions = json.loads(meta.get("sessions") or "[]")
+    except (ValueError, TypeError):
+        return None
+    loaded = []
+    for session in sessions if isinstance(sessions, list) else []:
+        if not isinstance(session, dict):
+            continue
+        load, cores = session.get("load_avg"), session.get("cores")
+        try:
+            one, cores = float(load[0]), int(cores)
+        except (TypeError, ValueError, IndexError, KeyError):
+            continue
+        if cores > 0 and one > LOADED_LOAD_PER_CORE * cores:
+            loaded.append(f"load {one:g} on {cores} cores (session started {session.get('started_at') or '?'} "
+                          f"on {session.get('host') or '?'})")
+    if not loaded:
+        return None
+    which = "" if len(loaded) == len(sessions) else f" in {len(loaded)} of {len(sessions)} sessions"
+    return (f"Loaded machine: wall times were measured on a loaded machine{which}: {'; '.join(loaded)}. "
+            "Other work stretches wall time, hardly CPU time: compare the CPU times (median CPU, total CPU), "
+            f"not the wall times. (Rule: a session's 1-minute load average at its start above "
+            f"{LOADED_LOAD_PER_CORE:g} × its cores; the load is recorded only when a session starts.)")
+
+
 # -- the documents ----------------------------------------------------------------------
 
 _CSS = """
@@ -378,24 +465,39 @@ def _completeness_html(c: Completeness) -> str:
     return "".join(parts)
 
 
+MENU = {"pairs": "pairs", "matrix-section": "every run", "failures": "failures",
+        "disagreements": "disagreements", "pivots": "formulation × backend", "best-of": "best of",
+        "sizes": "by board size", "virtual-best": "virtual best", "repetitions": "repetitions",
+        "figures": "figures", "campaign": "campaign", "files": "files"}
+"""The section menu's word for each of the page's sections (a task's own section: its title)."""
+
+_H2 = re.compile(r'<h2 id="([^"]+)">(.*?)</h2>', re.S)
+
+
+def _menu(body: str) -> str:
+    """The section menu: one link per ``<h2 id=...>`` of ``body``, in page order."""
+    links = [f'<a href="#{anchor}">{MENU.get(html.unescape(anchor)) or title}</a>'
+             for anchor, title in _H2.findall(body)]
+    return '<nav class="sub" id="sections">Sections: ' + " · ".join(links) + "</nav>"
+
+
 def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
           figures: dict[str, str], skipped: dict[str, str], facts: list[tuple[str, str]],
           files: list[str], shift_s: float, sections: dict[str, str],
-          task_sections: list[tuple[str, str, str]], notes: list[str]) -> str:
+          task_sections: list[tuple[str, str, str]], notes: list[str], load: str | None = None) -> str:
     esc = html.escape
     pairs = display_pairs(tables["pairs"])
-    parts = [
+    head = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(title)}</title><style>{_CSS}{matrix.CSS}{evidence.CSS}</style></head><body>",
         f"<h1>{esc(title)}</h1>", f'<p class="sub">{esc(subtitle)}</p>',
         sections["completeness"],
+        *([f'<p class="warn" id="loaded"><b>{esc(load)}</b></p>'] if load else []),
         *[f'<p class="warn">{esc(note)}</p>' for note in notes],
         f'<p class="headline" id="headline">{esc(headline)}</p>',
-        '<nav class="sub">Sections: <a href="#pairs">pairs</a> · <a href="#matrix-section">every run</a> · '
-        '<a href="#failures">failures</a> · <a href="#disagreements">disagreements</a> · '
-        '<a href="#pivots">formulation × backend</a> · <a href="#figures">figures</a> · '
-        '<a href="#campaign">campaign</a></nav>',
+    ]
+    parts = [
         '<h2 id="pairs">Pairs</h2>',
         '<p class="sub">Best first: most instances solved, then smallest shifted geometric mean; ranked on '
         "the instances every pair has results on.</p>",
@@ -422,15 +524,15 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
     parts.append('<h2 id="best-of">Best of</h2>')
     for name in ("best_formulation_per_backend", "best_backend_per_formulation"):
         parts += [f"<h3>{esc(TABLE_TITLES[name])}</h3>", html_table(tables[name])]
-    parts.append('<p class="sub">ratio = runner-up sgm_s / winner sgm_s.</p>')
+    parts.append('<p class="sub">ratio = the runner-up\'s shifted geometric mean / the winner\'s.</p>')
     if "size_winners" in tables:
         parts.append('<h2 id="sizes">By board size</h2>')
         for name in ("size_winners", "size_growth"):
             parts += [f"<h3>{esc(TABLE_TITLES[name])}</h3>", html_table(tables[name])]
         parts.append(f'<p class="sub">{esc(SIZE_NOTE)}</p>')
     parts += [f'<h2 id="virtual-best">{esc(TABLE_TITLES["virtual_best"])}</h2>',
-              '<p class="sub">best_s: the fastest pair\'s time (the limit when no pair solved the '
-              "instance); solved_by: how many pairs solved it.</p>",
+              '<p class="sub">best time: the fastest pair\'s time (the limit when no pair solved the '
+              "instance); solved by: how many pairs solved it.</p>",
               html_table(tables["virtual_best"])]
     if not tables["repetitions"].empty:
         parts += [f'<h2 id="repetitions">{esc(TABLE_TITLES["repetitions"])}</h2>',
@@ -451,8 +553,8 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
     parts.append('<h2 id="files">Files</h2><p class="sub">Next to this page: '
                  + ", ".join(f'<a href="{esc(f)}">{esc(f)}</a>' for f in files)
                  + " (tables unrounded).</p>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    body = "\n".join(parts)
+    return "\n".join([*head, _menu(body), body, "</body></html>"]) + "\n"
 
 
 def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
@@ -468,8 +570,10 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
              else f"**{completeness.sentence()}**")
     measured = [f"- {line}" for line in extra.get("sessions", [])] or ["- not recorded (a store written before "
                                                                         "sessions were recorded)"]
+    load = extra.get("load")
     out = [f"# {title}", "", subtitle, "", state, "", "Measured on (each `battlebench run` session):", "",
-           *measured, "", *[x for note in extra["notes"] for x in (f"> {note}", "")],
+           *measured, "", *([f"> **{load}**", ""] if load else []),
+           *[x for note in extra["notes"] for x in (f"> {note}", "")],
            f"**Headline.** {headline}", "",
            "Full report with every table, the instance × pair matrix and the disputed boards drawn: "
            "[index.html](index.html).", "",
@@ -499,7 +603,7 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
     out += ["## Best of", ""]
     for name in ("best_formulation_per_backend", "best_backend_per_formulation"):
         out += [f"### {TABLE_TITLES[name]}", "", table(tables[name]), ""]
-    out += ["ratio = runner-up sgm_s / winner sgm_s. "
+    out += ["ratio = the runner-up's shifted geometric mean / the winner's. "
             "Per-instance virtual best: [virtual_best.csv](virtual_best.csv)"
             + ("; repetitions: [repetitions.csv](repetitions.csv)." if not tables["repetitions"].empty
                else "."), ""]
@@ -628,8 +732,9 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
     index = out / "index.html"
     task_sections = [s for section, t, f in own
                      for s in section.html(t, {k: encoded[k] for k in f if k in encoded}, html_table)]
+    load = load_warning(meta)
     index.write_text(_html(title, subtitle, headline, tables, encoded, skipped, facts, files, shift_s, sections,
-                           task_sections, notes), encoding="utf-8")
+                           task_sections, notes, load), encoding="utf-8")
     summary = out / "summary.md"
 
     def md_table(frame: pd.DataFrame) -> str:
@@ -638,12 +743,12 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
     task_markdown = [line for section, t, f in own
                      for line in section.markdown(t, [p for p in pngs if p[:-4] in f], md_table)]
     extra = {"completeness": completeness, "failure_groups": evidence.failure_groups(df), "problems": problems,
-             "sessions": sessions_of(meta),
+             "sessions": sessions_of(meta), "load": load,
              "task_markdown": task_markdown, "notes": notes}
     summary.write_text(_markdown(title, subtitle, headline, tables, pngs, skipped, ["index.html"] + files,
                                  shift_s, extra), encoding="utf-8")
     return {"index.html": index, "summary.md": summary, **written}
 
 
-__all__ = ["EXTRA_TABLES", "NA", "display_pairs", "format_number", "html_table", "markdown_table",
-           "write_report"]
+__all__ = ["COLUMN_LABELS", "EXTRA_TABLES", "LOADED_LOAD_PER_CORE", "NA", "column_label", "display_pairs",
+           "format_number", "html_table", "load_warning", "markdown_table", "write_report"]

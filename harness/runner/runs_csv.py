@@ -1,7 +1,7 @@
 """A benchmark script's table of runs in one CSV file: written row by row, resumed, never overwritten.
 
-Benchmarks that are scripts, not campaigns (``benchmarks/certify_variants.py``,
-``benchmarks/certify_anatomy.py``), keep every run as a row of ``runs.csv``, flushed as it
+Benchmarks that are scripts, not campaigns (``experiments/certify_variants.py``,
+``experiments/certify_anatomy.py``), keep every run as a row of ``runs.csv``, flushed as it
 finishes, so a stopped script loses at most the run in progress.  :func:`earlier_runs`
 refuses to start over an existing file unless asked to resume (nothing is overwritten), and
 reads it back with a one-line error naming the file, the line and the problem when it is not

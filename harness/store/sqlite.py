@@ -20,6 +20,11 @@ is opened read-only, so reading never checkpoints or deletes its log.  Stores of
 they are (``cpu_s`` null, plan unknown), stores of version 2 (no ``shots``: the play
 task kept a game's shots in ``count``) with each game's shots moved to ``shots``; both are
 upgraded in place only when a campaign writes to them again.
+
+A committed store may be kept compressed, as ``results.sqlite.gz`` beside the report: a directory
+holding only that file is opened for reading (``create=False``: ``report``, ``check``, ``export``, a
+``--baseline``) from a copy decompressed once per process into a private temporary file, removed at
+exit; a campaign refuses to write beside it (gunzip it first to resume the campaign).
 """
 
 from __future__ import annotations
@@ -33,7 +38,13 @@ from urllib.parse import quote
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import atexit
+import gzip
 import hashlib
+import os
+import shutil
+import tempfile
+import zlib
 
 from harness.core.record import BOOL_COLUMNS, COLUMNS, JSON_COLUMNS, check_record, check_values
 from harness.errors import InputError, StoreDamaged, StoreMismatch
@@ -43,6 +54,38 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 DB_NAME = "results.sqlite"
+GZ_NAME = DB_NAME + ".gz"
+"""A compressed store: read (decompressed to a temporary copy), never written."""
+
+_UNZIPPED: dict[tuple[str, int, int], Path] = {}  # (gz path, mtime_ns, size) -> its decompressed copy
+
+
+def _remove_unzipped() -> None:
+    for path in _UNZIPPED.values():
+        shutil.rmtree(path.parent, ignore_errors=True)
+    _UNZIPPED.clear()
+
+
+atexit.register(_remove_unzipped)
+
+
+def _unzipped(gz: Path) -> Path:
+    """The decompressed copy of ``gz`` (made once per process and file version)."""
+    st = gz.stat()
+    key = (str(gz.resolve()), st.st_mtime_ns, st.st_size)
+    if key in _UNZIPPED and _UNZIPPED[key].exists():
+        return _UNZIPPED[key]
+    tmp = Path(tempfile.mkdtemp(prefix="battlebench-store-"))
+    target = tmp / DB_NAME
+    try:
+        with gzip.open(gz, "rb") as src, open(target, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise StoreDamaged(f"{gz}: damaged compressed results store ({exc}); it was left as it is") from None
+    os.chmod(target, 0o444)
+    _UNZIPPED[key] = target
+    return target
 SCHEMA_VERSION = 4
 """``PRAGMA user_version`` of stores this code writes (it reads 1 to 4)."""
 
@@ -138,6 +181,12 @@ class ResultsStore:
         self._conn: sqlite3.Connection | None = None
         self._select = _COLUMN_LIST
         self.version = SCHEMA_VERSION
+        gz = self.directory / GZ_NAME
+        if not self.path.exists() and gz.is_file():
+            if create:
+                raise InputError(f"{self._label}: holds a compressed results store ({GZ_NAME}), which a campaign "
+                                 f"does not write to: gunzip it first (gunzip -k {gz})")
+            self.path = _unzipped(gz)
         if not self.path.exists():
             if not create:
                 raise InputError(f"{self._label}: no results store here ({DB_NAME} missing)")
@@ -438,4 +487,4 @@ def _digest(run_ids: Iterable[str]) -> str:
     return hashlib.sha256("\n".join(sorted(run_ids)).encode()).hexdigest()[:16]
 
 
-__all__ = ["DB_NAME", "PLAN_COLUMNS", "SCHEMA_VERSION", "ResultsStore"]
+__all__ = ["DB_NAME", "GZ_NAME", "PLAN_COLUMNS", "SCHEMA_VERSION", "ResultsStore"]

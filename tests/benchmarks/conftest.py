@@ -1,4 +1,4 @@
-"""Benchmarks are scripts, not a package: load one by file name."""
+"""Benchmarks (benchmarks/) and one-off experiments (experiments/) are scripts, not a package: load one by file name."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def load_benchmark():
     def load(name: str):
-        spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+        path = next(p for p in (ROOT / "benchmarks" / f"{name}.py", ROOT / "experiments" / f"{name}.py")
+                    if p.is_file())
+        spec = importlib.util.spec_from_file_location(name, path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         return mod

@@ -1,4 +1,4 @@
-"""benchmarks/certify_anatomy.py: the proof cut into cubes and given ships, every board checked."""
+"""experiments/certify_anatomy.py: the proof cut into cubes and given ships, every board checked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""benchmarks/certify_two_level.py: the hardest cubes cut again, disjoint and exhaustive, every board checked."""
+"""experiments/certify_two_level.py: the hardest cubes cut again, disjoint and exhaustive, every board checked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""benchmarks/certify_variants.py: each variant's answer is checked, timed, and compared with lf."""
+"""experiments/certify_variants.py: each variant's answer is checked, timed, and compared with lf."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""benchmarks/generate_parallel.py: the same puzzles from every --jobs value, the ratio judged against the goal."""
+"""experiments/generate_parallel.py: the same puzzles from every --jobs value, the ratio judged against the goal."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""benchmarks/generate_speed.py: one process per puzzle, figures from the file's meta, targets judged."""
+"""experiments/generate_speed.py: one process per puzzle, figures from the file's meta, targets judged."""
 
 from __future__ import annotations
 

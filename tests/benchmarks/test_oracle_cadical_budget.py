@@ -1,4 +1,4 @@
-"""benchmarks/oracle_cadical_budget.py: journaled questions asked of CaDiCaL, budgets simulated."""
+"""experiments/oracle_cadical_budget.py: journaled questions asked of CaDiCaL, budgets simulated."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""benchmarks/oracle_workers.py: records the oracle's CP-SAT questions and replays them per setting."""
+"""experiments/oracle_workers.py: records the oracle's CP-SAT questions and replays them per setting."""
 
 from __future__ import annotations
 

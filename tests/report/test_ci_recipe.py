@@ -1,4 +1,4 @@
-"""The README's CI recipe is a gate that can fail: run configs/ci.toml, check it against reports/ci-baseline.
+"""The CI gate (docs/tutorials/ci-gate.md) is a gate that can fail: run configs/ci.toml, check it against reports/ci-baseline.
 
 Finding 17 of issue 32: the recipe used to set the noise floor above every baseline run, so no
 slowdown could ever be flagged, yet it printed "regression: none".  Now a check that could time

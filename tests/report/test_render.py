@@ -171,7 +171,7 @@ def test_markdown_table():
     })
     text = markdown_table(df)
     assert text.splitlines() == [
-        "| pair | runs | t_s | big |",
+        "| pair | runs | t (s) | big |",
         "|---|---:|---:|---:|",
         "| a\\|b | 3 | 0.0123 | 12,346 |",
         "| c | – | – | 2.50 |",
