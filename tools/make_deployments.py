@@ -108,7 +108,7 @@ def hex_board(is_upper: bool) -> set:
             for x in range(-7, 8)
             for y in range(max(-7 - x, -7) + 1 - abs(np.sign(x)), min(7 - x, 7) + 1)
             if (6 * y >= -3 * x + x % 4) == is_upper and
-            not (x, y, -x - y) in islands}
+            (x, y, -x - y) not in islands}
 
 
 def hex_half(is_upper: bool) -> set:

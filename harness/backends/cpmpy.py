@@ -1,7 +1,7 @@
 """The ``cpmpy`` backend: both formulations in CPMpy, solved by one of its decision solvers.
 
 It measures what CPMpy's modelling layer costs next to the native backends, so the
-model is the one ``cpsat.py`` builds, constraint for constraint (docs/formulations.md):
+model is the one ``cpsat.py`` builds, constraint for constraint (docs/explanation/formulations.md):
 ``placement`` (``y_p``; fleet sums, weighted clue sums, at-most-one per window or per
 cell when touching, ``s_c = 1`` on hinted ship cells) and ``cell`` (seven ``z_{c,t}``
 per cell with the stitching, water and ``w_p`` rules as clauses and implications).
@@ -19,7 +19,7 @@ Solvers (option ``solver``), each checked against brute force on the tiny catalo
 * ``ortools``, ``exact``, ``pumpkin``, ``pindakaas``, ``highs``, ``scip``: as above.
 * ``pysat`` (CPMpy's default subsolver, glucose4): CPMpy encodes only unit-coefficient
   sums without PBLib (pypblib, not installed).  ``placement`` therefore takes the SAT
-  form of docs/formulations.md, as ``sat.py`` does: ``s_c ↔ ∨_{p∋c} y_p`` as clauses,
+  form of docs/explanation/formulations.md, as ``sat.py`` does: ``s_c ↔ ∨_{p∋c} y_p`` as clauses,
   clues as cardinalities over ``s_c``, and the cut as the clause ``∨_{c∈S} ¬s_c``.
   (Tried first: the weighted sums written with repeated terms, which CPMpy does
   encode; every cut then became a cardinality encoding of ~|S|·10 terms, and counting
@@ -85,7 +85,7 @@ LIBRARIES = {
     "scip": ("pyscipopt", "pyscipopt"),
 }
 SOLVERS = tuple(LIBRARIES)
-SAT_STYLE = frozenset(("pysat",))  # placement: s_c as variables, as in docs/formulations.md for SAT
+SAT_STYLE = frozenset(("pysat",))  # placement: s_c as variables, as in docs/explanation/formulations.md for SAT
 MIN_TIME_LIMIT_S = 0.01
 
 # CPMpy ExitStatus name -> meaning of one solve call (no objective: a decision problem).

@@ -2,7 +2,7 @@
 
 ``ortools`` is imported lazily inside methods: importing this module imports no
 solver.  Both formulations follow
-``docs/formulations.md``.  Enumeration adds the blocking constraint of each board
+``docs/explanation/formulations.md``.  Enumeration adds the blocking constraint of each board
 found to the same ``cp_model`` and solves again (option ``enumeration=blocking``);
 every call gets the remaining time of one :class:`~harness.backends.base.Deadline`.
 
@@ -140,7 +140,7 @@ class CpSatBackend(Backend):
             else:
                 md.add(cp_model.LinearExpr.sum(lits) == n)
         # Clues: sum over line cells of s_c = sum_p |p ∩ line| * y_p = clue.
-        for kind, idx, cells, clue in m.lines():
+        for _kind, _idx, cells, clue in m.lines():
             weight: dict[int, int] = {}
             for cell in cells:
                 for i in m.cover[cell]:
@@ -205,7 +205,7 @@ class CpSatBackend(Backend):
         for cell, ps in m.cover.items():
             md.add_exactly_one([z[cell][0]] + [w[i] for i in ps])
         # Clues on s_c = 1 - z_{c,~}: sum of z_{c,~} = |line| - clue.
-        for kind, idx, cells, clue in m.lines():
+        for _kind, _idx, cells, clue in m.lines():
             md.add(cp_model.LinearExpr.sum([z[cell][0] for cell in cells]) == len(cells) - clue)
         # Hints fix z_{c,t} (water, the piece) or s_c = 1 (unknown piece).
         for cell, h in m.instance.hints.items():

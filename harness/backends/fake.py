@@ -63,17 +63,19 @@ class FakeBackend(Backend):
         mode = self.opts["mode"]
         if mode == "sleep":
             time.sleep(self.opts["seconds"])  # ignores its time limit on purpose
-        elif mode == "spin":
-            end = time.perf_counter() + self.opts["seconds"]
-            while time.perf_counter() < end:
+        elif mode == "spin":  # busy for ``seconds`` of CPU time (a loaded machine stretches the wall time)
+            end = time.process_time() + self.opts["seconds"]
+            while time.process_time() < end:
                 pass
         elif mode == "child-spin":  # CPU spent in a child process, as a solver binary would
-            code = f"import time\nt = time.process_time()\nwhile time.process_time() - t < {self.opts['seconds']}: pass"
-            child = subprocess.Popen([sys.executable, "-c", code])
+            code = (f"import sys, time\nt = time.process_time()\nwhile time.process_time() - t < {self.opts['seconds']}:"
+                    " pass\nprint(flush=True)\nif sys.argv[1] == 'linger': time.sleep(5)")
+            child = subprocess.Popen([sys.executable, "-c", code, "exit" if self.opts["wait"] else "linger"],
+                                     stdout=subprocess.PIPE)
+            child.stdout.readline()  # its CPU seconds are spent, however loaded the machine
             if self.opts["wait"]:
                 child.wait()
-            else:
-                time.sleep(self.opts["seconds"] + 0.2)  # answer while the child is still there, unreaped
+            # else: answer while the child is still there, unreaped (the worker's guard ends it with the run)
         elif mode == "work":  # the same CPU time however busy the machine is; wall time varies
             x = 0
             for i in range(self.opts["iterations"]):

@@ -5,7 +5,7 @@ module); their data are written from the shared abstract model, never re-derived
 The ``minizinc`` Python package (the driver of the ``minizinc`` executable) is
 imported lazily inside methods; importing this module imports no solver.
 
-Enumeration (option ``enumeration``, argued in docs/formulations.md, "MiniZinc models"):
+Enumeration (option ``enumeration``, argued in docs/explanation/formulations.md, "MiniZinc models"):
 
 * ``all`` (default): one MiniZinc call with ``--all-solutions`` (count all) or
   ``--num-solutions K`` (count K).  Used only where a solution of the model *is* a
@@ -36,7 +36,9 @@ Options and their honest effects:
   over calls (None when no call reported either).
 * model size (``build()``): the ``var`` and ``constraint`` items of the FlatZinc of one
   compilation of the model and its data (no board blocked); that compilation, and the
-  model-interface call the minizinc package makes, are part of ``build_s``.
+  model-interface call the minizinc package makes, are part of ``build_s``.  The same
+  model, data and solver compile to the same FlatZinc: a worker compiles them for the
+  size once and remembers it (:data:`_SIZES`; a conformance run asks three times).
 * no search annotation: each solver runs its own default search.
 """
 
@@ -62,6 +64,7 @@ MZN_DIR = Path(__file__).resolve().parent / "mzn"
 SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")  # the cell model's symbols 1..7, in this order
 _SYM = {t: i + 1 for i, t in enumerate(SYMBOLS)}
 _MODES = ("blocking", "all")
+_SIZES: dict[str, ModelSize] = {}  # (solver, formulation, data) -> the size of its FlatZinc, per worker process
 _MARGIN_S = 0.3  # MiniZinc stops ~0.2-0.4 s after its --time-limit: it gets this much less
 
 # MiniZinc status name -> its meaning for one call, per enumeration mode
@@ -277,11 +280,14 @@ class MiniZincBackend(Backend):
             inst = mzn.Instance(self.mzn_solver, mzn.Model(MZN_DIR / f"{self.formulation}.mzn"), driver)
             for key, value in data.items():
                 inst[key] = value
-            with inst.branch() as child, _quiet():  # compile once (no board blocked) for the size
-                child["NB"] = 0
-                child["blocked"] = []
-                with child.flat() as (fzn, _ozn, _stats):
-                    size = _fzn_size(Path(fzn.name).read_text())
+            known = json.dumps([self.opts["solver"], self.formulation, data], sort_keys=True, default=sorted)
+            size = _SIZES.get(known)
+            if size is None:
+                with inst.branch() as child, _quiet():  # compile once (no board blocked) for the size
+                    child["NB"] = 0
+                    child["blocked"] = []
+                    with child.flat() as (fzn, _ozn, _stats):
+                        size = _SIZES[known] = _fzn_size(Path(fzn.name).read_text())
         except mzn.MiniZincError as exc:
             raise BackendError(f"MiniZinc could not compile the {self.formulation} model: {exc}") from exc
         self.mzn_instance = inst

@@ -29,7 +29,7 @@ from harness.puzzle.board import Board
 
 SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")
 # No touching: the symbols whose neighbour on one side must be water, by side (the
-# rules of docs/formulations.md grouped by side; '#' needs none, see there).
+# rules of docs/explanation/formulations.md grouped by side; '#' needs none, see there).
 _WATER_SIDE = (((-1, 0), "^<>O"), ((1, 0), "v<>O"), ((0, -1), "<^vO"), ((0, 1), ">^vO"))
 
 
@@ -205,7 +205,7 @@ class MipBackend(Backend):
         indicators are linked by one equality per (cell, ship symbol),
         ``z_{c,t} = sum of w_p over the placements giving c the piece t``; it implies the
         piece stitching, and the diagonal rows imply the water rules of '#', so neither
-        is stated (docs/formulations.md gives the argument).
+        is stated (docs/explanation/formulations.md gives the argument).
         """
         m = self.model
         syms: dict[tuple[int, int], dict[str, list[int]]] = {}  # cell -> symbol -> placements

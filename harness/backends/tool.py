@@ -42,8 +42,8 @@ class ToolBackend(Backend):
     formulations = ("placement", "cell")
     options = {
         "tool": Option("cadical", str, None,
-                       "the tool entry to run (built in: listed by `battlebench backends`; docs/tools.md)"),
-        "tool_file": Option("", str, None, "a TOML file of more tool entries ([tools.NAME]; docs/tools.md)"),
+                       "the tool entry to run (built in: listed by `battlebench backends`; docs/how-to/solver-binaries.md)"),
+        "tool_file": Option("", str, None, "a TOML file of more tool entries ([tools.NAME]; docs/how-to/solver-binaries.md)"),
         "enumeration": Option("own", str, ("own", "blocking"),
                               "own: the tool's own enumeration where its entry declares one, else blocking; "
                               "blocking: exclude each board and run again"),

@@ -19,7 +19,7 @@ def add_parser(sub: Any) -> None:
                 "Write each puzzle in each formulation as a standard solver file, with a variable map (JSON) beside "
                 "it that decodes a model back to a board, and MANIFEST.json (instance, format, formulation, "
                 "expected count where known, sha256), so other harnesses and solvers can use them "
-                "(docs/tools.md).",
+                "(docs/how-to/solver-binaries.md).",
                 ["battlebench write instances/solbat/*.toml --format cnf --out out/solbat-cnf",
                  "battlebench write instances/smoke/tiny_4x4.toml --formulation cell --out /tmp/cnf",
                  "battlebench write instances/solbat/*.toml --format xcsp3 --out out/solbat-xcsp3"],

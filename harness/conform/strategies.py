@@ -108,22 +108,27 @@ def conform_strategy(pool: Any, name: str, options: dict[str, Any] | None = None
     cls = get_strategy(name)
     options = dict(options or {})
     cls.resolve_options(options)
-    games: dict[tuple[str, str, int], Any] = {}
+    games: dict[tuple[str, str, int], Any] = {}  # each game played once, when a check first reads it
 
-    def played() -> dict[tuple[str, str, int], Any]:
-        if not games:
-            for board in boards():
-                for rule in cls.rules:
-                    for g in range(GAMES):
-                        games[(board.name, rule, g)] = _play(pool, name, options, board, rule, g, grace_s)
-        return games
+    def game(board: Any, rule: str, g: int) -> Any:
+        if (board.name, rule, g) not in games:
+            games[(board.name, rule, g)] = _play(pool, name, options, board, rule, g, grace_s)
+        return games[(board.name, rule, g)]
+
+    def played():
+        """(board name, rule, game) and its result, played as the check reads them: a check that fails stops
+        at its first bad game (a lying strategy's games each cost a fresh worker)."""
+        for board in boards():
+            for rule in cls.rules:
+                for g in range(GAMES):
+                    yield (board.name, rule, g), game(board, rule, g)
 
     out: list[CheckResult] = []
     for check in checks:
         start = time.perf_counter()
         failure, cases, said = None, 0, ""
         if check == "legal":
-            for (board, rule, g), res in played().items():
+            for (board, rule, g), res in played():
                 cases += 1
                 text = f"{res.error} {res.verdict}"
                 if res.status is Status.WRONG or any(m in text for m in _ILLEGAL):
@@ -131,7 +136,7 @@ def conform_strategy(pool: Any, name: str, options: dict[str, Any] | None = None
                     break
             said = f"{cases} games: every shot on the board and new"
         elif check == "sinks":
-            for (board, rule, g), res in played().items():
+            for (board, rule, g), res in played():
                 cases += 1
                 if not res.finished:
                     failure = f"{board}, rule {rule}, game {g}: the fleet was not sunk ({_said(res)})"
@@ -141,7 +146,7 @@ def conform_strategy(pool: Any, name: str, options: dict[str, Any] | None = None
             for board in boards():
                 for rule in cls.rules:
                     cases += 1
-                    first = played()[(board.name, rule, 0)]
+                    first = game(board, rule, 0)
                     again = _play(pool, name, options, board, rule, 0, grace_s)
                     if again.sequence != first.sequence:
                         k = next((i for i, (a, b) in enumerate(zip(first.sequence, again.sequence)) if a != b),

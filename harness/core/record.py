@@ -11,7 +11,7 @@ verifier said of the boards; ``status`` is ``classify()`` of the three.
 
 A column means one thing for every task; what it holds for each task (the solve task's
 backend is a backend, the count task's a counter, the play task's a strategy) is
-:data:`PER_TASK`, the table ``docs/records.md`` shows.
+:data:`PER_TASK`, the table ``docs/reference/records.md`` shows.
 """
 
 from __future__ import annotations
@@ -130,13 +130,13 @@ PER_TASK: dict[str, tuple[str, str, str, str]] = {
                "method, expected (exact, p/q), mean, half_width, lower, deployments, misses, first_shot, work, costly, ... (JSON)"),
 }
 """What the columns that differ by task hold, per task (solve, count, play, value); every other column means the same
-for every task (docs/records.md)."""
+for every task (docs/reference/records.md)."""
 BOOL_COLUMNS = ("exhausted", "complete")
 
 
 def records_markdown() -> str:
     """The record schema as a Markdown table, one row per column: its type, what it means, and -- where the
-    tasks differ -- what it holds for each (the table of ``docs/records.md``)."""
+    tasks differ -- what it holds for each (the table of ``docs/reference/records.md``)."""
     lines = ["| column | type | solve | count | play | value |", "|---|---|---|---|---|---|"]
     for name, (kind, meaning) in SCHEMA.items():
         if name in PER_TASK:

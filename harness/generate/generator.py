@@ -196,7 +196,7 @@ def unique_hints(oracle: UniquenessOracle, rng: random.Random) -> list[Cell]:
             other = None
             fresh = [c for c in pool if c not in revealed][:batch]
             if not fresh:
-                raise GenerationError("every cell is revealed and the oracle still cannot decide uniqueness")
+                raise GenerationError("every cell is revealed and the oracle still cannot decide uniqueness") from None
             hints += fresh
             revealed.update(fresh)
             continue
@@ -258,7 +258,7 @@ def minimal_hints(oracle: UniquenessOracle, rng: random.Random, batch: int = 16,
         except Undecided:
             if len(chunk) == 1:
                 raise GenerationError(f"CP-SAT could not decide within {oracle.fallback_limit_s:g} s whether the "
-                                      f"hint at {chunk[0]} is needed (a larger --question-limit may)")
+                                      f"hint at {chunk[0]} is needed (a larger --question-limit may)") from None
             found = frozenset()  # unknown: split the batch
         else:
             found = None if board is None else oracle.disagreements(board)

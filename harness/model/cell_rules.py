@@ -1,6 +1,6 @@
 """The cell formulation's local rules as data: what a cell's symbol implies about its neighbours.
 
-``docs/formulations.md`` (``cell``) states them; backends that post them one literal at a
+``docs/explanation/formulations.md`` (``cell``) states them; backends that post them one literal at a
 time (``cpsat``, ``cpmpy``) read them from here and translate each kind:
 
 ``("any", symbol, groups)``

@@ -71,16 +71,22 @@ class Execution:
         return termination_of(self.kind)
 
 
+DEFAULT_HONOUR_S = 1.0
+"""How long after the runner's SIGTERM a worker keeps a late answer before it ends the run itself."""
+
+
 class WorkerProcess:
     """One worker process and its pipes; ``call`` sends one request under limits."""
 
-    def __init__(self) -> None:
+    def __init__(self, honour_s: float = DEFAULT_HONOUR_S) -> None:
         self.log = tempfile.TemporaryFile()
+        self.honour_s = honour_s
         # the guard pipe: only this process holds its write end; when this process ends, however it ends, the
         # worker's guard (a child in the worker's process group) reads EOF and kills the group (worker.py)
         guard_read, self._guard = os.pipe()
         os.set_inheritable(self._guard, False)
-        env = dict(os.environ, MALLOC_ARENA_MAX="2", PYTHONFAULTHANDLER="1", BATTLEBENCH_GUARD_FD=str(guard_read))
+        env = dict(os.environ, MALLOC_ARENA_MAX="2", PYTHONFAULTHANDLER="1", BATTLEBENCH_GUARD_FD=str(guard_read),
+                   BATTLEBENCH_HONOUR_S=f"{honour_s:g}")
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "harness.runner.worker"],
@@ -215,8 +221,8 @@ class WorkerProcess:
         wall = time.perf_counter() - start
         detail = f"killed at the wall-clock limit ({limit:g} s; grace {grace_s:g} s)"
         if ended_itself:
-            detail = (f"stopped at the wall-clock limit ({limit:g} s): no answer within a second of SIGTERM, the "
-                      "worker ended the run")
+            detail = (f"stopped at the wall-clock limit ({limit:g} s): no answer within {self._honour_words()} of "
+                      "SIGTERM, the worker ended the run")
         if late is not None:
             failure = getattr(late, "failure", "")
             if failure:  # the run failed as it was stopped (a solver process the SIGTERM ended): say so
@@ -227,6 +233,9 @@ class WorkerProcess:
                 said = type(late).__name__
             detail += f"; a late answer came after {wall:.2f} s: {said}"
         return Execution("timeout", late, wall, _mb(peak_kb), self.pid, detail=detail, cpu_s=self._cpu_used())
+
+    def _honour_words(self) -> str:
+        return "a second" if self.honour_s == 1.0 else f"{self.honour_s:g} s"
 
     def signal(self, sig: int) -> None:
         try:
@@ -291,9 +300,10 @@ class WorkerPool:
     interpreter and the solver imports; the overhead benchmark compares both).
     """
 
-    def __init__(self, grace_s: float = DEFAULT_GRACE_S, warm: bool = True):
+    def __init__(self, grace_s: float = DEFAULT_GRACE_S, warm: bool = True, honour_s: float = DEFAULT_HONOUR_S):
         self.grace_s = grace_s
         self.warm = warm
+        self.honour_s = honour_s  # keep it below grace_s: the worker's own end should come before the SIGKILL
         self._workers: dict[str, WorkerProcess] = {}
         self._warmed: dict[str, float] = {}  # key -> seconds its new worker's warm-up took, until a run takes it
         self._lock = threading.Lock()  # close() may come from another thread (Ctrl-C)
@@ -340,7 +350,7 @@ class WorkerPool:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the worker pool is closed")
-            worker = self._workers[key] = WorkerProcess()
+            worker = self._workers[key] = WorkerProcess(self.honour_s)
         if self.warm and request is not None:
             limit = WARM_S if request.time_limit_s is None else min(WARM_S, max(WARM_MIN_S, request.time_limit_s))
             ex = worker.call("warm", (request,), limit, self.grace_s, request.memory_mb)
@@ -350,7 +360,7 @@ class WorkerPool:
                 with self._lock:
                     if self._closed:
                         raise RuntimeError("the worker pool is closed")
-                    worker = self._workers[key] = WorkerProcess()
+                    worker = self._workers[key] = WorkerProcess(self.honour_s)
         return worker
 
     def close(self) -> None:

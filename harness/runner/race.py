@@ -146,8 +146,8 @@ class RaceResult:
 
     def describe(self) -> str:
         if self.winner is None:
-            return "race: no leg decided (" + ", ".join(f"{l.label} {l.summary()['status']}" for l in self.legs) + ")"
-        lost = [f"{l.label} {l.summary()['status']}" for i, l in enumerate(self.legs) if i != self.winner]
+            return "race: no leg decided (" + ", ".join(f"{leg.label} {leg.summary()['status']}" for leg in self.legs) + ")"
+        lost = [f"{leg.label} {leg.summary()['status']}" for i, leg in enumerate(self.legs) if i != self.winner]
         return f"race won by {self.winner_label} in {self.wall_s:.2f} s" + (f" ({', '.join(lost)})" if lost else "")
 
 

@@ -12,13 +12,14 @@ libraries' own prints go to stderr (the worker's log).  Per run it sets a soft
 afterwards, and reports the CPU time the run used (``getrusage`` of itself and its
 reaped children; the runner measures the same from /proc, :func:`tree_cpu_s`, for a
 run it kills).  SIGTERM (the runner's "time is up") does not interrupt the run at once:
-an answer the worker sends within :data:`HONOUR_S` (a second) is recorded as a late
-answer -- a solver that stops on its own limit a few milliseconds after the runner's
-keeps its answer as detail -- and a run still going then ends the worker: a watcher
+an answer the worker sends within :data:`HONOUR_S` (a second; a pool may set another,
+``BATTLEBENCH_HONOUR_S``: the test suite's allows for a loaded machine) is recorded as a late
+answer -- a solver that stops on its own limit a few milliseconds after the runner's keeps its
+answer as detail -- and a run still going then ends the worker: a watcher
 thread, woken by the signal itself (``signal.set_wakeup_fd``, written in C even while
 the run is in C code), arms :func:`faulthandler.dump_traceback_later`, whose C thread
 writes every thread's traceback to the log and exits.  Code that holds the GIL that
-whole second (a C extension that never releases it) is SIGKILLed by the runner when
+whole window (a C extension that never releases it) is SIGKILLed by the runner when
 its grace is over.  The worker dies with its parent (PR_SET_PDEATHSIG).
 """
 
@@ -104,8 +105,9 @@ def _guard() -> None:
 
 
 TERMINATED = False
-HONOUR_S = 1.0
-"""How long after SIGTERM a run may still answer before the worker ends itself."""
+HONOUR_S = float(os.environ.get("BATTLEBENCH_HONOUR_S", "1.0"))
+"""How long after SIGTERM a run may still answer before the worker ends itself (the pool's ``honour_s``; kept below
+the runner's grace, so the worker's own exit, with its tracebacks, comes before the runner's SIGKILL)."""
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:

@@ -355,7 +355,7 @@ class CountTask(TaskType):
 
     @staticmethod
     def record(spec: RunSpec, execution: Any, result: CountResult) -> dict[str, Any]:
-        """The run record of a counting run (``docs/records.md``, the count task).  The exact count is
+        """The run record of a counting run (``docs/reference/records.md``, the count task).  The exact count is
         ``detail.count`` (decimal text, any size); the ``count`` column holds it too while it fits SQLite's
         64-bit integers (else null), never a float."""
         from harness.counting.counters import get_counter

@@ -15,7 +15,7 @@ from harness.core.status import Task
 from harness.core.task import Limits, PairSpec, Subject, make_spec
 from harness.errors import BackendError
 from harness.puzzle.instance import Instance
-from harness.runner.process import DEFAULT_GRACE_S, WorkerPool
+from harness.runner.process import DEFAULT_GRACE_S, DEFAULT_HONOUR_S, WorkerPool
 from harness.solve import SolveResult
 from harness.tasks.solve import BuildRequest, RunRequest, SolveTask, judge_execution, spec_of
 
@@ -26,10 +26,11 @@ if TYPE_CHECKING:
 class IsolatedSolver:
     """One warm worker process per backend; limits enforced from outside."""
 
-    def __init__(self, grace_s: float = DEFAULT_GRACE_S, memory_mb: int | None = None, warm: bool = True):
+    def __init__(self, grace_s: float = DEFAULT_GRACE_S, memory_mb: int | None = None, warm: bool = True,
+                 honour_s: float = DEFAULT_HONOUR_S):
         self.grace_s = grace_s
         self.memory_mb = memory_mb
-        self.pool = WorkerPool(grace_s=grace_s, warm=warm)
+        self.pool = WorkerPool(grace_s=grace_s, warm=warm, honour_s=honour_s)
 
     def solve(
         self,

@@ -387,7 +387,7 @@ class PlayTask(TaskType):
 
     @staticmethod
     def record(spec: RunSpec, execution: Any, result: PlayResult) -> dict[str, Any]:
-        """The run record of one game (``docs/records.md``, the play task): ``shots`` holds its shots when it
+        """The run record of one game (``docs/reference/records.md``, the play task): ``shots`` holds its shots when it
         ended, ``repetition`` its number + 1; ``detail`` the game, rule, hidden deployment's id, shots, hits and
         the shot sequence."""
         from harness.play.strategies import get_strategy

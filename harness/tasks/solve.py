@@ -9,7 +9,7 @@ k = K }``.  Its pairs are backend x formulation x options (``[[pairs]]`` with ``
 A run: the worker builds and enumerates (:func:`harness.solve.execute`); here every board
 goes through the independent verifier and ``classify`` gives the status
 (:func:`judge_execution`); :meth:`SolveTask.record` fills the record's columns as
-``docs/records.md`` documents them for this task.
+``docs/reference/records.md`` documents them for this task.
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ class SolveTask(TaskType):
 
     @staticmethod
     def record(spec: RunSpec, execution: Any, result: SolveResult) -> dict[str, Any]:
-        """The run record of one executed run (``docs/records.md``, the solve task)."""
+        """The run record of one executed run (``docs/reference/records.md``, the solve task)."""
         rec = base_record(spec, execution)
         inst = spec.instance
         try:

@@ -27,6 +27,7 @@ from pathlib import Path
 from harness.tools.process import Ran, _read
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+STOP_WAIT_S = 5.0  # how long runexec may take to stop the tool and report once the harness stopped it
 CONTROLLERS = ("cpu", "cpuacct", "cpuset", "memory", "freezer", "pids", "blkio")
 _counter = itertools.count()
 _swept = False  # this process has removed the groups dead processes left (once: a new worker does it first)
@@ -154,8 +155,9 @@ def _seconds(value: str) -> float:
 
 
 def run_measured(argv: list[str], time_limit_s: float | None, memory_mb: int | None, workdir: Path) -> Ran:
-    """``argv`` under runexec: CPU- and wall-time limit ``time_limit_s`` (whole seconds, rounded up), memory limit
-    ``memory_mb`` for the whole process tree."""
+    """``argv`` under runexec: CPU- and wall-time limit ``time_limit_s``, memory limit ``memory_mb`` for the whole
+    process tree.  runexec takes whole seconds, so it gets the limit rounded up and the harness stops it itself at
+    the exact limit (SIGTERM: runexec kills the tool's cgroup and still writes its measurements)."""
     out_path, err_path = workdir / "runexec-output.txt", workdir / "stderr.txt"
     command = [sys.executable, "-m", "benchexec.runexecutor", "--no-container", "--output", str(out_path),
                "--dir", str(workdir)]
@@ -168,13 +170,27 @@ def run_measured(argv: list[str], time_limit_s: float | None, memory_mb: int | N
     command += ["--", "sh", "-c", 'exec 2>"$0"; exec "$@"', str(err_path), *argv]
     groups = _make_groups()
     start = time.perf_counter()
+    stopped = False  # the harness stopped runexec at the exact limit
     try:
-        got = subprocess.run(command, capture_output=True, text=True, cwd=workdir, check=False,
-                             preexec_fn=lambda: _join(groups))
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=workdir,
+                                stdin=subprocess.DEVNULL, preexec_fn=lambda: _join(groups))
+        try:
+            said, moaned = proc.communicate(timeout=None if time_limit_s is None else max(time_limit_s, 0.01))
+        except subprocess.TimeoutExpired:
+            stopped = True
+            proc.send_signal(signal.SIGTERM)  # runexec's own stop: kill the tool's cgroup, report what it used
+            try:
+                said, moaned = proc.communicate(timeout=STOP_WAIT_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                said, moaned = proc.communicate()
     finally:
         _remove_groups(groups)
+    got = subprocess.CompletedProcess(command, proc.returncode, said, moaned)
     wall = time.perf_counter() - start
     values = dict(line.split("=", 1) for line in got.stdout.splitlines() if "=" in line)
+    if stopped and "terminationreason" not in values:  # stopped before the tool began: its time ran out
+        return Ran(-signal.SIGTERM, "", "", wall, 0.0, True, layer="runexec", reason="killed")
     if "terminationreason" not in values and "returnvalue" not in values and "exitcode" not in values:
         said = (got.stderr.strip().splitlines() or ["no output"])[-1]
         return Ran(127, "", f"runexec failed (exit code {got.returncode}): {said[:200]}", wall, 0.0, False,
@@ -188,7 +204,7 @@ def run_measured(argv: list[str], time_limit_s: float | None, memory_mb: int | N
     stderr = _read(err_path) if err_path.exists() else ""
     memory = values.get("memory", "")
     return Ran(code, stdout, stderr, _seconds(values.get("walltime", f"{wall}s")),
-               _seconds(values.get("cputime", "0s")), reason in ("cputime", "walltime", "cputime-soft"),
+               _seconds(values.get("cputime", "0s")), stopped or reason in ("cputime", "walltime", "cputime-soft"),
                layer="runexec", memout=reason == "memory",
                peak_mb=int(memory.rstrip("B")) / 1e6 if memory.rstrip("B").isdigit() else None,
                reason=reason)

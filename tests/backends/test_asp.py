@@ -9,7 +9,7 @@ from harness.backends.registry import get_backend
 from harness.conform.cases import LIMIT_CASE
 from harness.core.status import Status, Task
 from harness.puzzle.verify import verify
-from tiny import BY_NAME, MANY, SOLVER_UNSAT, TINY, assert_sound, truth
+from tiny import MANY, SOLVER_UNSAT, TINY, assert_sound, truth
 
 FORMULATIONS = ("placement", "cell")
 
@@ -51,4 +51,4 @@ def test_count_k_stops_at_k_and_the_time_limit_is_a_timeout(isolated, formulatio
     res = isolated.solve(LIMIT_CASE, "asp", formulation, Task.count(0), None, 2.0)
     assert res.status is Status.TIMEOUT and res.count > 0 and not res.complete, res.detail
     assert "cancelled at the time limit" in res.detail and all(verify(LIMIT_CASE, b).ok for b in res.boards)
-    assert res.times["total_s"] < 30
+    assert res.times["cpu_s"] < 2.0 + 4  # CPU seconds: work past the limit, which a loaded machine does not inflate

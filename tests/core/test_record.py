@@ -1,4 +1,4 @@
-"""The record schema is data: one table says what each column holds per task, docs/records.md shows that table,
+"""The record schema is data: one table says what each column holds per task, docs/reference/records.md shows that table,
 and the vocabulary the records use is the glossary's."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_docs_records_shows_the_schema_as_the_code_has_it():
-    text = (ROOT / "docs" / "records.md").read_text()
+    text = (ROOT / "docs" / "reference" / "records.md").read_text()
     block = text.split("<!-- generated: harness.core.record.records_markdown() -->\n", 1)[1]
     block = block.split("\n<!-- end generated -->", 1)[0]
-    assert block == records_markdown(), "regenerate the table of docs/records.md from records_markdown()"
+    assert block == records_markdown(), "regenerate the table of docs/reference/records.md from records_markdown()"
 
 
 def test_every_column_is_described_and_per_task_names_columns():

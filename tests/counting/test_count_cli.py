@@ -101,7 +101,7 @@ def test_a_time_limit_ends_a_slow_count(capsys):
                          "--json")
     row = json.loads(out)
     assert code == 1 and row["status"] == "timeout" and row["count"] is None
-    assert row["times"]["wall_s"] < 15
+    assert row["times"]["cpu_s"] < 1 + 6  # the work done past the limit (CPU), not a loaded machine's waiting
 
 
 def _campaign(tmp_path, pairs, instances):

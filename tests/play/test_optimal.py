@@ -1,4 +1,6 @@
-"""Exact optimal play: the search against two brute forces (Bellman over every cell without pruning; an independent recursion over replayed games), bounds, limits."""
+"""Exact optimal play: the search against two brute forces, bounds, limits.
+
+The brute forces: Bellman over every cell without pruning; an independent recursion over replayed games."""
 
 from __future__ import annotations
 

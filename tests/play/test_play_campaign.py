@@ -29,7 +29,7 @@ def test_a_play_campaign_stores_each_game_and_reports_shots(capsys, tmp_path):
     assert len(rows) == 36 and {r[3] for r in rows} == {"sat"} and {r[4] for r in rows} == {"ok"}
     assert {r[0] for r in rows} == {"random/ship", "density/ship", "thompson[block=500]/ship"}
     by_game: dict = {}
-    for pair, game, shots, _, _, detail in rows:
+    for _pair, game, shots, _, _, detail in rows:
         d = json.loads(detail)
         assert 7 <= shots <= 25 and d["shots"] == shots and len(d["sequence"].split(";")) == shots
         by_game.setdefault(game, set()).add(d["deployment"])

@@ -38,7 +38,7 @@ def pool():
 def test_the_first_decided_answer_wins_and_the_slow_leg_is_killed(pool):
     t0 = time.perf_counter()
     out = race(pool, [leg("sleep", seconds=30), leg()], ["slow", "fast"], judge_execution)
-    assert time.perf_counter() - t0 < 10  # not the slow leg's 30 s
+    assert time.perf_counter() - t0 < 20  # not the slow leg's 30 s (room for a loaded machine's start-up)
     assert out.winner == 1 and out.winner_label == "fast"
     assert out.result.status is Status.SAT and out.result.verdicts == ["ok"]
     slow, fast = out.legs

@@ -74,7 +74,8 @@ def test_timeouts_and_memouts_do_not_stop_the_campaign(tmp_path):
         rows = [r for r in store.records() if r["instance"] == "good1"]
     status = {r["formulation"]: r for r in rows}
     assert status["placement"]["status"] == "timeout" and status["placement"]["termination"] == "timeout"
-    assert status["placement"]["overshoot_s"] >= 0 and status["placement"]["wall_s"] <= 0.3 + 1 + 0.5
+    # ended by the runner: never past the limit and its grace (plus the kill itself), however loaded the machine
+    assert status["placement"]["overshoot_s"] >= 0 and status["placement"]["wall_s"] <= 0.3 + 1 + 1.0  # grace_s = 1 (fakecampaign)
     assert status["cell"]["status"] == "memout" and status["cell"]["termination"] == "memout"
 
 
@@ -190,7 +191,7 @@ def test_the_local_executor_says_what_is_running(tmp_path):
     executor = LocalExecutor(jobs=2, grace_s=1.0)
     seen = []
     try:
-        for item in executor.run(specs):
+        for _item in executor.run(specs):
             seen.append(executor.running())
     finally:
         executor.close()

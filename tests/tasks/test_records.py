@@ -88,7 +88,7 @@ def test_counters_and_strategies_name_their_code(capsys, tmp_path):
     from harness import __version__
 
     rows = dict(_rows(tmp_path, "backend, solver_version"))
-    # what docs/records.md says the count task's columns hold
+    # what docs/reference/records.md says the count task's columns hold
     assert set(_rows(tmp_path, "options, boards, verdicts, exhausted = complete, formulation, task")) == {
         ("{}", "[]", "[]", 1, "deployments", "deployments")}
     import ortools
@@ -128,7 +128,7 @@ def test_a_game_keeps_its_shots_in_shots_and_an_older_store_is_read_and_upgraded
     assert run(capsys, "run", cfg, "--progress", "plain")[0] == 0
     shots = [r[0] for r in _rows(tmp_path, "shots")]
     assert all(isinstance(s, int) and s > 0 for s in shots) and _rows(tmp_path, "count") == [(None,)] * 3
-    # what docs/records.md says the play task's columns hold
+    # what docs/reference/records.md says the play task's columns hold
     assert set(_rows(tmp_path, "exhausted, build_s, placements, boards, complete, formulation, repetition > 0")) == {
         (0, None, None, "[]", 1, "ship", 1)}
     assert [r[0] for r in _rows(tmp_path, "repetition")] == [1, 2, 3]

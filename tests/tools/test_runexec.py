@@ -75,7 +75,8 @@ def test_runexec_ends_a_busy_tool_at_its_cpu_limit_with_its_children(isolated, t
                   "while True: pass\n")
     # a 2 s limit (CPU and wall): with two busy processes beside it the tool still gets well over 0.5 s of CPU
     got = run_measured([sys.executable, str(tmp_path / "busy"), "x"], 2.0, 500, tmp_path)
-    assert got.timed_out and got.reason in ("cputime", "walltime") and got.layer == "runexec"
+    # the harness stops runexec at the exact limit (reason "killed"); runexec's own whole-second limits are behind it
+    assert got.timed_out and got.reason in ("killed", "cputime", "walltime") and got.layer == "runexec"
     assert got.cpu_s >= 0.5  # the CPU time BenchExec measured, not the time waited
     for pid in map(int, marker.read_text().split()):
         assert not _alive(pid)
@@ -111,17 +112,41 @@ def test_without_runexec_auto_falls_back_to_the_process_path_and_runexec_is_refu
 
 
 @needs_runexec
+def test_runexec_is_stopped_at_the_exact_limit_not_the_whole_second_it_takes(tmp_path):
+    """runexec's limits are whole seconds: 1.3 s would be 2 s.  The harness stops it at 1.3 s from before runexec
+    started, so its stop comes first whatever the load ("killed": the harness's; runexec's would say cputime or
+    walltime), and runexec still reports what the tool used."""
+    marker = tmp_path / "pid"
+    _tool(tmp_path, "spin", f"import os\nopen({str(marker)!r}, 'w').write(str(os.getpid()))\nwhile True: pass\n")
+    got = run_measured([sys.executable, str(tmp_path / "spin"), "x"], 1.3, None, tmp_path)
+    assert got.timed_out and got.reason == "killed" and got.layer == "runexec", got
+    assert 0.0 < got.cpu_s < 2.0 and got.wall_s < 2.0  # runexec's figures for the tool: under its rounded limit
+    assert not _alive(int(marker.read_text()))
+
+
+@needs_runexec
 def test_a_run_killed_mid_call_leaves_no_tool_and_no_cgroup(tmp_path):
-    """The worker is stopped while runexec runs the tool: the runner kills the worker's session, and the cgroups
-    go when the next call's clean-up or this process's exit removes them; the tool itself must not survive."""
+    """The worker's session is killed while runexec runs the tool (as the runner kills a worker past its grace):
+    the tool must not survive, and the cgroups go when the next call's clean-up removes them."""
+    import signal
+    import threading
+
     marker = tmp_path / "pid"
     entry = _tool(tmp_path, "sleeper", f"import os, time\nopen({str(marker)!r}, 'w').write(str(os.getpid()))\n"
                   "time.sleep(300)\n")
-    started = time.monotonic()
     with IsolatedSolver(grace_s=1.0) as solver:
-        res = solver.solve(MANY[0], "tool", "placement", Task.count(0),
-                           {"tool": "sleeper", "tool_file": str(entry), "measure": "runexec"}, 3.0)
-    assert res.status is Status.TIMEOUT and time.monotonic() - started < 60
+        got = {}
+        call = threading.Thread(target=lambda: got.update(res=solver.solve(
+            MANY[0], "tool", "placement", Task.count(0),
+            {"tool": "sleeper", "tool_file": str(entry), "measure": "runexec"}, 120.0)))
+        call.start()
+        deadline = time.monotonic() + 60
+        while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (worker,) = solver.pool._workers.values()
+        os.killpg(worker.pid, signal.SIGKILL)
+        call.join(60)
+    assert got["res"].status is Status.ERROR or got["res"].status is Status.TIMEOUT, got["res"].status
     pid = int(marker.read_text())
     deadline = time.monotonic() + 10
     while _alive(pid) and time.monotonic() < deadline:

@@ -2,7 +2,7 @@
 
 A counter takes a :class:`~harness.counting.deployment.Deployment` and says how many
 deployments (or distinct boards) it has, as an exact Python integer.  The contract (the
-page ``docs/counters.md``; ``battlebench conform --counter NAME`` qualifies one):
+page ``docs/reference/plugins/counters.md``; ``battlebench conform --counter NAME`` qualifies one):
 
 * ``name``, ``by`` (the semantics it supports: ``deployments``, ``boards``),
   ``library`` (the package that does the counting, whose version names the run's solver;

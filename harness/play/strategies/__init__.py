@@ -1,6 +1,6 @@
 """The strategies: one module per way of choosing the next shot, behind :class:`Strategy`, a plugin family found by name.
 
-The contract (the page ``docs/strategies.md``; ``battlebench conform --strategy NAME``
+The contract (the page ``docs/reference/plugins/strategies.md``; ``battlebench conform --strategy NAME``
 qualifies one):
 
 * ``name``; ``options`` (``{name: Option(default, type, ...)}``: a strategy takes only the
