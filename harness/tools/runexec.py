@@ -27,6 +27,9 @@ from pathlib import Path
 from harness.tools.process import Ran, _read
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+STOPPED_BY = ("cputime", "walltime", "cputime-soft", "killed")
+"""runexec's termination reasons that mean time was up: its own limits, or a stop -- the harness's at the exact limit,
+or the runner's SIGTERM to the worker's process group (runexec is in it) when the run's time is up."""
 STOP_WAIT_S = 5.0  # how long runexec may take to stop the tool and report once the harness stopped it
 CONTROLLERS = ("cpu", "cpuacct", "cpuset", "memory", "freezer", "pids", "blkio")
 _counter = itertools.count()
@@ -189,7 +192,9 @@ def run_measured(argv: list[str], time_limit_s: float | None, memory_mb: int | N
     got = subprocess.CompletedProcess(command, proc.returncode, said, moaned)
     wall = time.perf_counter() - start
     values = dict(line.split("=", 1) for line in got.stdout.splitlines() if "=" in line)
-    if stopped and "terminationreason" not in values:  # stopped before the tool began: its time ran out
+    if (stopped or got.returncode < 0) and "terminationreason" not in values:
+        # stopped before the tool began (by the harness at the exact limit, or by the runner's SIGTERM to the worker's
+        # process group reaching runexec before its own handler was installed): the run's time ran out
         return Ran(-signal.SIGTERM, "", "", wall, 0.0, True, layer="runexec", reason="killed")
     if "terminationreason" not in values and "returnvalue" not in values and "exitcode" not in values:
         said = (got.stderr.strip().splitlines() or ["no output"])[-1]
@@ -204,7 +209,7 @@ def run_measured(argv: list[str], time_limit_s: float | None, memory_mb: int | N
     stderr = _read(err_path) if err_path.exists() else ""
     memory = values.get("memory", "")
     return Ran(code, stdout, stderr, _seconds(values.get("walltime", f"{wall}s")),
-               _seconds(values.get("cputime", "0s")), stopped or reason in ("cputime", "walltime", "cputime-soft"),
+               _seconds(values.get("cputime", "0s")), stopped or reason in STOPPED_BY,
                layer="runexec", memout=reason == "memory",
                peak_mb=int(memory.rstrip("B")) / 1e6 if memory.rstrip("B").isdigit() else None,
                reason=reason)

@@ -154,3 +154,22 @@ def test_a_run_killed_mid_call_leaves_no_tool_and_no_cgroup(tmp_path):
     assert not _alive(pid), "the tool outlived its run"
     sweep()  # what the next call does first: the killed worker's groups go
     assert all(os.path.exists(f"/proc/{name.split('-')[1]}") for name in _ours())  # only live processes' groups
+
+
+@needs_runexec
+def test_runexec_ended_by_a_signal_before_the_tool_began_is_time_up_not_a_failure(tmp_path, monkeypatch):
+    """The runner's SIGTERM at the run's limit goes to the worker's whole process group, runexec included: one that
+    arrives while runexec is still starting (no handler yet, no output) means the time is up, not a broken tool."""
+    import signal
+    import subprocess
+
+    real = subprocess.Popen
+
+    def popen(*args, **kwargs):
+        proc = real(*args, **kwargs)
+        proc.send_signal(signal.SIGTERM)  # before runexec has imported anything
+        return proc
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    got = run_measured([sys.executable, "-c", "pass"], 30, None, tmp_path)
+    assert got.timed_out and got.reason == "killed" and got.returncode < 0, got
