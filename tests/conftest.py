@@ -19,7 +19,8 @@ from harness.tasks.isolated import IsolatedSolver
 def isolated():
     # a backend's answer up to 5 s after the runner's SIGTERM is kept as late (campaigns: a second): on a loaded
     # machine a backend that stops on its own limit can be that late, and the tests judge that it stopped itself
-    with IsolatedSolver(grace_s=10.0, honour_s=5.0) as solver:
+    # at most 6 workers warm at once (a module of many tools and options would keep 40 alive, 1.2 GB)
+    with IsolatedSolver(grace_s=10.0, honour_s=5.0, max_warm=6) as solver:
         yield solver
 
 

@@ -300,9 +300,12 @@ class WorkerPool:
     interpreter and the solver imports; the overhead benchmark compares both).
     """
 
-    def __init__(self, grace_s: float = DEFAULT_GRACE_S, warm: bool = True, honour_s: float = DEFAULT_HONOUR_S):
+    def __init__(self, grace_s: float = DEFAULT_GRACE_S, warm: bool = True, honour_s: float = DEFAULT_HONOUR_S,
+                 max_warm: int | None = None):
         self.grace_s = grace_s
         self.warm = warm
+        self.max_warm = max_warm  # at most this many workers kept warm (None: one per key, as campaigns do)
+        self._out: set[str] = set()  # keys of workers checked out (a race's legs): never closed to make room
         self.honour_s = honour_s  # keep it below grace_s: the worker's own end should come before the SIGKILL
         self._workers: dict[str, WorkerProcess] = {}
         self._warmed: dict[str, float] = {}  # key -> seconds its new worker's warm-up took, until a run takes it
@@ -323,12 +326,14 @@ class WorkerPool:
     def checkout(self, request: Request) -> tuple[str, WorkerProcess]:
         """(key, worker) of a request, for a caller that drives the worker itself (a race)."""
         key = request.key()
+        self._out.add(key)
         worker = self._worker(key, request)
         self._warmed.pop(key, None)  # a race records no warm-up: its legs' workers are warmed before it starts
         return key, worker
 
     def checkin(self, key: str, worker: WorkerProcess, ok: bool) -> None:
         """Give a checked-out worker back: kept warm when its run ended ``ok``, else replaced."""
+        self._out.discard(key)
         if not ok or not self.warm:
             if self._workers.get(key) is worker:
                 self._workers.pop(key, None)
@@ -346,11 +351,19 @@ class WorkerPool:
     def _worker(self, key: str, request: Request | None = None) -> WorkerProcess:
         worker = self._workers.get(key)
         if worker is not None and worker.alive:
+            with self._lock:  # the most recently used last: the first is the one to close when too many are warm
+                self._workers[key] = self._workers.pop(key, worker)
             return worker
+        idle: list[WorkerProcess] = []
         with self._lock:
             if self._closed:
                 raise RuntimeError("the worker pool is closed")
             worker = self._workers[key] = WorkerProcess(self.honour_s)
+            spare = [k for k in self._workers if k != key and k not in self._out]  # least recently used first
+            while self.max_warm is not None and len(self._workers) > self.max_warm and spare:
+                idle.append(self._workers.pop(spare.pop(0)))
+        for old in idle:  # the least recently used warm workers; none is running (a race's legs are checked out)
+            old.close()
         if self.warm and request is not None:
             limit = WARM_S if request.time_limit_s is None else min(WARM_S, max(WARM_MIN_S, request.time_limit_s))
             ex = worker.call("warm", (request,), limit, self.grace_s, request.memory_mb)

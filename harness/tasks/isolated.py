@@ -27,10 +27,10 @@ class IsolatedSolver:
     """One warm worker process per backend; limits enforced from outside."""
 
     def __init__(self, grace_s: float = DEFAULT_GRACE_S, memory_mb: int | None = None, warm: bool = True,
-                 honour_s: float = DEFAULT_HONOUR_S):
+                 honour_s: float = DEFAULT_HONOUR_S, max_warm: int | None = None):
         self.grace_s = grace_s
         self.memory_mb = memory_mb
-        self.pool = WorkerPool(grace_s=grace_s, warm=warm, honour_s=honour_s)
+        self.pool = WorkerPool(grace_s=grace_s, warm=warm, honour_s=honour_s, max_warm=max_warm)
 
     def solve(
         self,

@@ -189,3 +189,26 @@ def test_a_run_that_fails_as_the_limit_stops_it_is_a_timeout_that_says_so(pool):
     assert res.error == ""
     assert res.detail.startswith("killed at the wall-clock limit (1 s")
     assert "it failed as it was stopped: the solver could not compile the model" in res.detail
+
+
+def test_a_pool_keeps_at_most_max_warm_workers_closing_the_least_recently_used():
+    from harness.runner.process import WorkerPool
+
+    with WorkerPool(grace_s=5.0, max_warm=2) as pool:
+        seen = {}
+        for seconds in (0.01, 0.02, 0.01, 0.03):  # options make the key: three keys, the first used again
+            ex = pool.execute(request("sleep", seconds=seconds))
+            assert ex.kind == "ok"
+            seen[seconds] = ex.pid
+        assert len(pool._workers) == 2
+        kept = {pid for pid in (w.pid for w in pool._workers.values())}
+        assert kept == {seen[0.01], seen[0.03]}  # 0.02 was the least recently used when 0.03 came
+        assert not _alive(seen[0.02])  # closed, not left behind
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
