@@ -6,7 +6,6 @@ has tests of its own (``tests/tools/test_runexec.py``)."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from harness.errors import BackendError, UsageError
 from harness.tools import builtin_tools, find_tool, load_tools
 from harness.tools.parsers import minisat_file, sat_competition
 from tiny import BY_NAME, MANY, SOLVER_UNSAT, assert_sound, truth
+from procs import alive as _alive
 
 BUILTIN = sorted(builtin_tools())
 
@@ -152,18 +152,6 @@ def test_a_tool_that_ignores_its_limit_is_killed_with_its_children_and_the_run_i
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not _alive(pid), "the tool or its child outlived the run"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ")[1][0] != "Z"
-    except OSError:
-        return False
 
 
 def test_a_tool_not_installed_is_one_line_with_its_install_line_before_any_run(tmp_path):

@@ -11,6 +11,7 @@ from harness.core.status import Status, Task, Termination
 from harness.puzzle.instance import Instance
 from harness.runner.process import WorkerPool
 from harness.tasks.solve import RunRequest, judge_execution
+from procs import alive as _alive
 
 GOOD = ["O.", "..", ".O"]  # two submarines on a 3x2 board, not touching
 TOUCHING = ["O.", "O.", ".."]
@@ -80,14 +81,6 @@ def test_every_process_the_worker_started_is_killed(pool, tmp_path, own_group):
     while time.time() < deadline and _alive(pid):
         time.sleep(0.05)
     assert not _alive(pid), "the grandchild survived its worker"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_a_backend_limited_by_rss_runs_without_rlimit_as_and_is_killed_over_its_resident_limit(pool):
@@ -209,10 +202,3 @@ def test_a_pool_keeps_at_most_max_warm_workers_closing_the_least_recently_used()
         assert kept == {seen[0.01], seen[0.03]}  # 0.02 was the least recently used when 0.03 came
         assert not _alive(seen[0.02])  # closed, not left behind
 
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ")[1][0] != "Z"
-    except OSError:
-        return False

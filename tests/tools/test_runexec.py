@@ -18,6 +18,7 @@ from harness.tasks.isolated import IsolatedSolver
 from harness.tools import benchexec_version, unusable
 from harness.tools.runexec import CGROUP_ROOT, CONTROLLERS, run_measured, sweep
 from tiny import MANY, assert_sound, truth
+from procs import alive as _alive
 
 needs_runexec = pytest.mark.skipif(unusable() is not None, reason=f"runexec cannot run here: {unusable()}")
 
@@ -34,14 +35,6 @@ def _tool(tmp: Path, name: str, body: str) -> Path:
 
 def _ours() -> set[str]:
     return {p.name for c in CONTROLLERS for p in (CGROUP_ROOT / c).glob("battlebench-*")}
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ")[1][0] != "Z"
-    except OSError:
-        return False
 
 
 def test_the_pinned_benchexec_is_the_one_installed():
