@@ -16,7 +16,7 @@ calling process) and compares with the brute-force truth of ``harness.conform.ca
                may return at most 1 s past it plus twice its slowest tiny solve here
                (what one call costs on this machine: a binary's start, a compilation --
                a loaded machine stretches both).  The worker keeps a late answer for its
-               honour window after the runner's SIGTERM (the grace less a second); a
+               honour window after the runner's SIGTERM (a second; the test suite's pool: 5 s); a
                backend still running then is killed.
 
 A check fails on the first case that breaks it; the detail names the case.
