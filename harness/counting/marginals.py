@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.counting import frontier, rows
+from harness.counting import frontier, profile, rows
 from harness.counting.deployment import Deployment
 from harness.counting.placements import layout
 from harness.counting.reduce import without_sunk
@@ -33,17 +33,26 @@ class Marginals:
         return self.occupied.get(cell, 0) / self.total if self.total else 0.0
 
 
+METHODS = ("rows", "profile", "frontier")
+"""The programmes that give per-placement counts, in the order tried when no method is asked for."""
+
+
 def marginals(dep: Deployment, method: str | None = None) -> Marginals:
-    """The exact marginals of every cell and piece: the dp's per-placement counts, by ``method`` ``"rows"`` (the
-    row programme; ValueError when it cannot take the instance), ``"frontier"`` (its forward-backward pass) or
-    None (rows when it can, else frontier)."""
+    """The exact marginals of every cell and piece: the dp's per-placement counts, by ``method`` ``"profile"``
+    (the profile programme), ``"rows"`` (the row programme; either raises ValueError when it cannot take the
+    instance), ``"frontier"`` (its forward-backward pass) or None (the first of :data:`METHODS` that takes it)."""
     whole = dep
     dep, taken = without_sunk(dep)
     lay = layout(dep)
-    why = rows.unsupported(dep, lay) if method != "frontier" else "frontier asked for"
-    if method == "rows" and why is not None:
-        raise ValueError(f"the row programme cannot take {dep.name}: {why}")
-    if why is None:
+    refusals = {"profile": profile.unsupported(dep, lay), "rows": rows.unsupported(dep, lay), "frontier": None}
+    if method is not None and method not in refusals:
+        raise ValueError(f"no method {method!r} gives marginals: {', '.join(METHODS)}")
+    if method is not None and refusals[method] is not None:
+        raise ValueError(f"the {method} programme cannot take {dep.name}: {refusals[method]}")
+    chosen = method or next(m for m in METHODS if refusals[m] is None)
+    if chosen == "profile":
+        total, per = profile.placement_counts(dep, lay)
+    elif chosen == "rows":
         total, per = rows.placement_counts(lay)
     else:
         total, per = _frontier_counts(dep, lay)

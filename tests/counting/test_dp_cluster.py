@@ -176,6 +176,7 @@ def test_cluster_tables_are_cached_on_disk_and_read_back(tmp_path, monkeypatch):
     from harness.counting.counters import cluster
 
     monkeypatch.setenv("BATTLEBENCH_CACHE", str(tmp_path))
+    monkeypatch.setattr(cluster, "SHIPPED", tmp_path / "nothing shipped")  # this block is one the standard fleet's
     shapes = ((((0, 0), (0, 1)), ((0, 0), (1, 0))),  # a 2-ship and a 3-ship, each in both orientations
               (((0, 0), (0, 1), (0, 2)), ((0, 0), (1, 0), (2, 0))))
     cluster.block_table.cache_clear()

@@ -15,7 +15,8 @@ translation, so ``w_B(H, W) = sum over (h, w) of T_B[h, w] (H-h+1)+ (W-w+1)+`` w
 :mod:`harness.counting._cluster_nb`) adds ``phi`` over configurations by bounding box.
 The count is then a few hundred integer products for any board size: 30 x 30 costs what
 10 x 10 costs.  Tables are cached in the process and on disk (``BATTLEBENCH_CACHE`` or
-``~/.cache/battlebench``), keyed by the shapes and the touching rule.
+``~/.cache/battlebench``), keyed by the shapes and the touching rule; the standard fleet's
+are shipped (:data:`SHIPPED`): without touching they cost minutes of CPU to compute.
 
 Square rectangles without hints or clues, at most :data:`MAX_PIECES` pieces; anything
 else is :class:`Unsupported` (the ``dp`` counts those).  By deployments only.
@@ -84,8 +85,38 @@ def _phi_table(k: int) -> np.ndarray:
     return _phis(k)
 
 
+SHIPPED = Path(__file__).resolve().parents[1] / "tables" / "cluster"
+"""Tables shipped with battlebench (the standard fleet's blocks, touching or not): ``tools/cluster_tables.py``."""
+
+
 def _cache_dir() -> Path:
     return Path(os.environ.get("BATTLEBENCH_CACHE") or Path.home() / ".cache" / "battlebench") / "cluster"
+
+
+def _key(shapes: tuple, touching: bool) -> str:
+    return hashlib.sha256(json.dumps([shapes, touching]).encode()).hexdigest()[:24]
+
+
+def _stored(key: str) -> Path | None:
+    """The file holding a block's table: shipped, else in the cache; None when it is not computed yet."""
+    for folder in (SHIPPED, _cache_dir()):
+        if (folder / f"{key}.json").is_file():
+            return folder / f"{key}.json"
+    return None
+
+
+def _blocks(dep: Any) -> set[tuple]:
+    """The distinct blocks of two or more pieces whose tables the count needs (their shapes, sorted)."""
+    from itertools import combinations
+
+    copies = [_normal_orients(dep, p) for p in dep.pieces for _ in range(p.count)]
+    return {tuple(sorted(copies[i] for i in block))
+            for k in range(2, len(copies) + 1) for block in combinations(range(len(copies)), k)}
+
+
+def tables_ready(dep: Any) -> bool:
+    """Is every table this deployment's count needs shipped or cached (so counting costs well under a second)?"""
+    return all(_stored(_key(shapes, dep.touching)) for shapes in _blocks(dep))
 
 
 @lru_cache(maxsize=None)
@@ -93,11 +124,11 @@ def block_table(shapes: tuple, touching: bool) -> dict[tuple[int, int], int]:
     """T_B for a block of pieces given by their orientation lists (each a tuple of cell tuples), cached."""
     from harness.counting import _cluster_nb
 
-    key = hashlib.sha256(json.dumps([shapes, touching]).encode()).hexdigest()[:24]
+    key = _key(shapes, touching)
     path = _cache_dir() / f"{key}.json"
     try:
-        return {tuple(map(int, k.split("x"))): v for k, v in json.loads(path.read_text())["table"].items()}
-    except (OSError, ValueError, KeyError):
+        return {tuple(map(int, k.split("x"))): v for k, v in json.loads(_stored(key).read_text())["table"].items()}
+    except (OSError, ValueError, KeyError, AttributeError):
         pass
     k = len(shapes)
     most = max(len(s) for s in shapes)
@@ -216,4 +247,4 @@ class ClusterCounter(Counter):
         return CountAnswer(count_rectangle(dep), True, {"pieces": dep.copies})
 
 
-__all__ = ["ClusterCounter", "count_rectangle", "block_table"]
+__all__ = ["ClusterCounter", "SHIPPED", "block_table", "count_rectangle", "tables_ready"]

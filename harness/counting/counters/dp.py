@@ -1,11 +1,19 @@
-"""The ``dp`` counter: the row-transfer programme when it applies, else the frontier programme, behind the counter contract.
+"""The ``dp`` counter: the fastest of battlebench's exact programmes that takes the instance, behind the counter contract.
 
-Two exact dynamic programmes, the first that can express the instance is used (the
-answer's ``detail.method`` says which):
+Four exact programmes, each with its domain as a predicate (:func:`refusals`: None where
+it takes the instance, else one line why not), tried in the order of :data:`ENGINES`,
+fastest first as measured by ``benchmarks/counting_dispatch.py`` (``reports/counting-dispatch``);
+the answer's ``detail.method`` says which ran and ``detail.refused`` why each faster one did not:
 
-* ``rows`` (:mod:`harness.counting.rows`): straight pieces on a square board that may
-  touch, with misses, islands, hits and sunk pieces; no clues.  Its state holds at most
-  three pieces (those lying across the rows), so its cost barely grows with the board.
+* ``cluster`` (:mod:`.cluster`): the cluster expansion, independent of the board's size:
+  full rectangles without hints or clues, at most :data:`~.cluster.MAX_PIECES` pieces, by
+  deployments; without touching only once the fleet's tables are computed (shipped for the
+  standard fleet; another fleet's first computation takes minutes, once: ``--backend cluster``).
+* ``rows`` (:mod:`harness.counting.rows`): straight pieces that may touch on square
+  boards, misses, islands, hits and sunk pieces; no clues; by deployments.  Its state holds
+  at most three pieces lying across the rows, so its cost barely grows with the board.
+* ``profile`` (:mod:`harness.counting.profile`): straight pieces on square boards, touching
+  or not, every hint; no clues; a profile of the narrower side that fits 62 bits.
 * ``frontier`` (:mod:`harness.counting.frontier`): any board (square or hex, islands),
   any pieces, touching allowed or forbidden, hints and clues: row clues with a running
   count in the state, column clues with one 4-bit count per clued column in the state
@@ -13,8 +21,8 @@ answer's ``detail.method`` says which):
   multiply).  The ``frontier`` counter (:mod:`.frontier`) always uses it.
 
 Puzzle piece hints (``O < > ^ v``) and unknown-shape hints have no deployment form: such
-puzzles are refused when they are read.  By boards only when pieces may not touch (the
-frontier then): every board is one arrangement (its pieces are its connected groups of
+puzzles are refused when they are read.  By boards only when pieces may not touch (profile
+or frontier): every board is one arrangement (its pieces are its connected groups of
 cells), so the boards are the deployments with identical pieces not told apart.
 """
 
@@ -25,12 +33,44 @@ from typing import Any
 from harness.counting.counters import CountAnswer, Counter, Unsupported
 
 
+ENGINES = ("cluster", "rows", "profile", "frontier")
+"""The programmes ``dp`` tries, fastest first where their domains meet (see the module docstring)."""
+
+BOARDS_TOUCHING = ("the dp counts boards only when pieces may not touch (else a board can hold several "
+                   "arrangements): use sat, cpsat or sharpsat")
+
+
+def _cluster_refusal(dep: Any, by: str) -> str | None:
+    from harness.counting.counters.cluster import ClusterCounter, tables_ready
+
+    why = ClusterCounter.refuses(dep, by)
+    if why is None and not dep.touching and not tables_ready(dep):
+        why = ("its tables for this fleet without touching are not computed yet (minutes, once: "
+               "battlebench count FILE --backend cluster)")
+    return why
+
+
+def refusals(dep: Any, lay: Any = None, by: str = "deployments") -> dict[str, str | None]:
+    """Each programme's domain as a predicate on the instance (after sunk pieces are taken off; ``lay`` its
+    layout, made here when not given): None where it takes it, else one line why not.  Cheap and pure: nothing
+    is counted."""
+    from harness.counting import profile, rows
+    from harness.counting.placements import layout
+
+    out: dict[str, str | None] = {"cluster": _cluster_refusal(dep, by)}
+    lay = layout(dep) if lay is None else lay
+    out["rows"] = "it counts deployments, not boards" if by == "boards" else rows.unsupported(dep, lay)
+    out["profile"] = profile.unsupported(dep, lay)
+    out["frontier"] = None
+    return out
+
+
 class DpCounter(Counter):
     name = "dp"
     by = ("deployments", "boards")
     library = None  # battlebench's own programmes, compiled by numba
     packages = ("numba",)
-    engines = ("rows", "frontier")  # tried in this order
+    engines = ENGINES  # tried in this order
 
     requires = ('numba',)
     install = 'pip install numba'
@@ -38,8 +78,7 @@ class DpCounter(Counter):
     @classmethod
     def refuses(cls, dep: Any, by: str = "deployments") -> str | None:
         if by == "boards" and dep.touching:
-            return ("the dp counts boards only when pieces may not touch (else a board can hold several "
-                    "arrangements): use sat, cpsat or sharpsat")
+            return BOARDS_TOUCHING
         if dep.col_clues is not None:
             from harness.counting.frontier import MAX_COL_CLUES
 
@@ -49,7 +88,8 @@ class DpCounter(Counter):
         return super().refuses(dep, by)
 
     def count(self, dep: Any, by: str = "deployments", deadline: float | None = None) -> CountAnswer:
-        from harness.counting import rows
+        from harness.counting import profile, rows
+        from harness.counting.counters.cluster import count_rectangle
         from harness.counting.placements import layout
         from harness.counting.reduce import cannot_fit, without_sunk
 
@@ -60,14 +100,28 @@ class DpCounter(Counter):
         if empty:
             return CountAnswer(0, True, {"method": "precheck", "precheck": empty})
         dep, taken = without_sunk(dep)
+        if self.engines[0] == "cluster" and _cluster_refusal(dep, by) is None:  # no layout needed
+            return CountAnswer(count_rectangle(dep), True, {"cells": len(dep.cells), "sunk_taken_off": len(taken),
+                                                            "refused": {}, "method": "cluster"})
         lay = layout(dep)
         detail: dict[str, Any] = {"placements": sum(len(t.placements) for t in lay.types), "cells": lay.n,
                                   "sunk_taken_off": len(taken)}
-        if "rows" in self.engines and by == "deployments":
-            why = rows.unsupported(dep, lay)
-            if why is None:
-                return CountAnswer(rows.count(lay), True, {**detail, "method": "rows"})
-            detail["rows_refused"] = why
+        refused = refusals(dep, lay, by)
+        method = next(m for m in self.engines if refused.get(m) is None)
+        detail["refused"] = {m: refused[m] for m in self.engines[:self.engines.index(method)]}
+        if method == "cluster":
+            return CountAnswer(count_rectangle(dep), True, {**detail, "method": "cluster"})
+        if method == "rows":
+            return CountAnswer(rows.count(lay), True, {**detail, "method": "rows"})
+        if method == "profile":
+            if by == "boards":
+                try:
+                    total = profile.boards(dep, lay)
+                except ValueError as exc:
+                    raise Unsupported(f"{exc}: the dp cannot count their boards") from None
+                return CountAnswer(total, True, {**detail, "method": "profile"})
+            total, peak = profile.count(dep, lay)
+            return CountAnswer(total, True, {**detail, "method": "profile", "peak_states": peak})
         return self._frontier(dep, lay, by, detail)
 
     @staticmethod
@@ -79,8 +133,7 @@ class DpCounter(Counter):
         detail.update({"method": "frontier", "peak_states": peak, "window": lay.span() + 1})
         if by == "boards":
             if dep.touching:
-                raise Unsupported("the dp counts boards only when pieces may not touch (else a board can hold "
-                                  "several arrangements): use sat, cpsat or sharpsat")
+                raise Unsupported(BOARDS_TOUCHING)
             shapes: dict = {}
             for g, group in enumerate(prog.groups):
                 for t in group:
@@ -92,4 +145,4 @@ class DpCounter(Counter):
         return CountAnswer(total, True, detail)
 
 
-__all__ = ["DpCounter"]
+__all__ = ["DpCounter", "ENGINES", "refusals"]

@@ -1,0 +1,224 @@
+"""The dp's dispatch against each exact programme forced, first call and warm, on the issue's target instances.
+
+    python benchmarks/counting_dispatch.py --out reports/counting-dispatch [--limit 60]
+
+Each (instance, programme) leg runs in a fresh Python process (so "first call" is what a
+new ``battlebench count`` pays once numba's on-disk cache holds the compiled code; the
+benchmark does not clear that cache) with a limit of ``--limit`` seconds: it times the
+first count and then a second, warm one, CPU and wall, and checks the counts: every leg
+of an instance must give the same integer (the instance's known count where it has one).
+Marginals of a 10x10 no-touch game position after 12 shots are timed the same way (every
+method giving marginals must give the same integers).  Writes ``legs.csv`` and ``summary.md``
+(warm CPU side by side, the ratio of each programme to the dp); exits 1 on any disagreement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEPLOY = REPO / "instances" / "deployments"
+STANDARD = [(5, 1), (4, 1), (3, 2), (2, 1)]
+GERMAN = [(5, 1), (4, 2), (3, 3), (2, 4)]
+RUSSIAN = [(4, 1), (3, 2), (2, 3), (1, 4)]
+KNOWN = {"german_10x10_notouch": 26509655816984, "russian_10x10_notouch": 1855545978831780}
+
+# name -> (file, or (rows, cols, fleet, touching))
+INSTANCES = {
+    "standard_10x10_notouch": (DEPLOY / "standard_10x10_notouch_unlabelled.toml"),
+    "standard_12x12_notouch": (12, 12, STANDARD, False),
+    "standard_15x15_notouch": (15, 15, STANDARD, False),
+    "standard_30x30_notouch": (30, 30, STANDARD, False),
+    "standard_10x10": (DEPLOY / "standard_10x10.toml"),
+    "standard_50x50": (50, 50, STANDARD, True),
+    "standard_100x100": (100, 100, STANDARD, True),
+    "german_10x10_notouch": (10, 10, GERMAN, False),
+    "russian_10x10_notouch": (10, 10, RUSSIAN, False),
+    "hex_blue": (DEPLOY / "hex_blue.toml"),
+    "hex_green": (DEPLOY / "hex_green.toml"),
+    "sb_12_12_5_0 (clues)": (REPO / "instances" / "solbat" / "sb_12_12_5_0.toml"),
+}
+PROGRAMMES = ("dp", "cluster", "rows", "profile", "frontier")
+
+LEG = r'''
+import json, sys, time
+from harness.counting.format import parse_deployment, read_deployment
+spec, prog = json.loads(sys.argv[1]), sys.argv[2]
+if isinstance(spec, str):
+    dep = read_deployment(spec)
+else:
+    rows, cols, fleet, touching = spec
+    text = "".join(f"[pieces.P{L}]\nlength = {L}\ncount = {n}\n" for L, n in fleet)
+    dep = parse_deployment(f'[grid]\nkind = "square"\nrows = {rows}\ncols = {cols}\n[rules]\n'
+                           f'touching = {str(touching).lower()}\n{text}', file="bench")
+from harness.counting.counters import get_counter
+from harness.counting.placements import layout
+from harness.counting.reduce import without_sunk
+def run():
+    if prog in ("dp", "cluster", "frontier"):
+        counter = get_counter(prog)
+        why = counter.refuses(dep)
+        if why:
+            return None, why
+        a = counter().count(dep)
+        return a.count, a.detail.get("method", prog)
+    from harness.counting import profile, rows
+    d, _ = without_sunk(dep)
+    lay = layout(d)
+    mod = {"rows": rows, "profile": profile}[prog]
+    why = mod.unsupported(d, lay)
+    if why:
+        return None, why
+    return (rows.count(lay) if prog == "rows" else profile.count(d, lay)[0]), prog
+out = {}
+for leg in ("first", "warm"):
+    c0, w0 = time.process_time(), time.perf_counter()
+    count, how = run()
+    out[leg] = {"cpu": time.process_time() - c0, "wall": time.perf_counter() - w0}
+    if count is None:
+        print(json.dumps({"refused": how})); sys.exit(0)
+    out["count"], out["how"] = str(count), how
+print(json.dumps(out))
+'''
+
+MARGINALS = r'''
+import json, random, sys, time
+from harness.counting.format import read_deployment
+from harness.counting.marginals import marginals
+from harness.play.game import Game, labelled
+from harness.play.sample import game_deployment, sampler_for
+board = labelled(read_deployment(sys.argv[1]))
+method = None if sys.argv[2] == "dp" else sys.argv[2]
+out = {}
+sampler = sampler_for(board)
+for g in range(3):
+    game = Game(board, game_deployment(sampler, 7, g))
+    cells = sorted(board.cells)
+    random.Random(g).shuffle(cells)
+    for c in cells[:12]:
+        game.shoot(c)
+    dep = game.position.deployment()
+    for leg in ("first", "warm"):
+        c0, w0 = time.process_time(), time.perf_counter()
+        m = marginals(dep, method)
+        out.setdefault(leg, []).append({"cpu": time.process_time() - c0, "wall": time.perf_counter() - w0})
+    out.setdefault("totals", []).append(str(m.total))
+    out.setdefault("occupied", []).append(sum(m.occupied.values()))
+print(json.dumps(out))
+'''
+
+
+def leg(code: str, args: list[str], limit: float) -> dict:
+    start = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=limit,
+                              cwd=REPO)
+    except subprocess.TimeoutExpired:
+        return {"timeout": limit}
+    if done.returncode:
+        return {"error": (done.stderr.strip().splitlines() or ["?"])[-1]}
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    got["process_s"] = time.perf_counter() - start
+    return got
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=REPO / "reports" / "counting-dispatch")
+    ap.add_argument("--limit", type=float, default=60.0, help="seconds per leg (first and warm call together)")
+    ap.add_argument("--only", nargs="*", help="instance names to run (default: all)")
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows, bad = [], []
+    for name, spec in INSTANCES.items():
+        if args.only and name not in args.only:
+            continue
+        arg = json.dumps(str(spec) if isinstance(spec, Path) else list(spec))
+        counts = {}
+        for prog in PROGRAMMES:
+            got = leg(LEG, [arg, prog], args.limit)
+            row = {"instance": name, "programme": prog, "how": got.get("how", ""), "count": got.get("count", ""),
+                   "first_cpu_s": got.get("first", {}).get("cpu", ""), "first_wall_s": got.get("first", {}).get("wall", ""),
+                   "warm_cpu_s": got.get("warm", {}).get("cpu", ""), "warm_wall_s": got.get("warm", {}).get("wall", ""),
+                   "note": got.get("refused") or got.get("error") or (f"over {got['timeout']:.0f} s" if "timeout" in got else "")}
+            rows.append(row)
+            if row["count"]:
+                counts[prog] = int(row["count"])
+            print(name, prog, row["how"], row["count"], row["warm_cpu_s"], row["note"], flush=True)
+        known = KNOWN.get(name)
+        values = set(counts.values()) | ({known} if known else set())
+        if len(values) > 1:
+            bad.append(f"{name}: {counts} (known {known})")
+    mrows = []
+    board = str(DEPLOY / "standard_10x10_notouch_unlabelled.toml")
+    seen = set()
+    for method in ("dp", "profile", "frontier"):
+        got = leg(MARGINALS, [board, method], args.limit * 5)
+        mrows.append({"method": method, **got})
+        if "totals" in got:
+            seen.add((tuple(got["totals"]), tuple(got["occupied"])))
+        print("marginals", method, got.get("warm"), got.get("timeout") or got.get("error") or "", flush=True)
+    if len(seen) > 1:
+        bad.append(f"marginals disagree: {seen}")
+    with open(args.out / "legs.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    (args.out / "marginals.json").write_text(json.dumps(mrows, indent=1))
+    (args.out / "summary.md").write_text(summary(rows, mrows, bad, args))
+    print("\n".join(bad) or "every programme agrees on every instance")
+    return 1 if bad else 0
+
+
+def _fmt(v) -> str:
+    return f"{v:.3f}" if isinstance(v, float) else (v or "–")
+
+
+def summary(rows: list[dict], mrows: list[dict], bad: list[str], args) -> str:
+    out = ["# The dp's dispatch against each exact programme forced", "",
+           f"`python benchmarks/counting_dispatch.py --out {args.out.relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}"
+           f" --limit {args.limit:g}`: each leg a fresh process (numba's on-disk cache warm), a first count then a "
+           "warm one; CPU seconds of the count call (wall beside it in legs.csv). – : the programme refuses the "
+           "instance (legs.csv says why) or passed the limit.", "",
+           "| instance | count | dp ran | dp first CPU | dp warm CPU | " + " | ".join(f"{p} warm CPU" for p in PROGRAMMES[1:])
+           + " | fastest forced / dp |", "|---|---:|---|---:|---:|" + "---:|" * (len(PROGRAMMES) - 1) + "---:|"]
+    by = {}
+    for r in rows:
+        by.setdefault(r["instance"], {})[r["programme"]] = r
+    for name, legs in by.items():
+        dp = legs["dp"]
+        cells = []
+        best = None
+        for p in PROGRAMMES[1:]:
+            r = legs.get(p, {})
+            v = r.get("warm_cpu_s")
+            cells.append(_fmt(v) if v != "" else ("> limit" if "over" in r.get("note", "") else "–"))
+            if isinstance(v, float):
+                best = v if best is None else min(best, v)
+        ratio = f"{best / dp['warm_cpu_s']:.2f}" if isinstance(dp.get("warm_cpu_s"), float) and best else "–"
+        count = dp["count"] or next((r["count"] for r in legs.values() if r["count"]), "")
+        out.append(f"| {name} | {int(count):,} | {dp['how'] or dp['note']} | {_fmt(dp['first_cpu_s'])} | "
+                   f"{_fmt(dp['warm_cpu_s'])} | " + " | ".join(cells) + f" | {ratio} |" if count else
+                   f"| {name} | – | {dp['note']} | – | – | " + " | ".join(cells) + " | – |")
+    out += ["", "## Marginals of a 10x10 no-touch game position after 12 shots (3 positions)", "",
+            "| method | first CPU per call (s) | warm CPU per call (s) | totals |", "|---|---:|---:|---|"]
+    for m in mrows:
+        if "warm" in m:
+            first = sum(x["cpu"] for x in m["first"]) / len(m["first"])
+            warm = sum(x["cpu"] for x in m["warm"]) / len(m["warm"])
+            out.append(f"| {m['method']} | {first:.3f} | {warm:.3f} | {', '.join(m['totals'])} |")
+        else:
+            out.append(f"| {m['method']} | – | – | {m.get('timeout') or m.get('error')} |")
+    out += ["", "Agreement: " + ("; ".join(bad) if bad else "every programme that counted an instance gave the same "
+                                 "integer, equal to its known count where it has one; the marginals' methods agree."), ""]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

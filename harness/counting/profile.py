@@ -1,0 +1,288 @@
+"""The profile programme for straight pieces on square boards, touching or not: exact counts and per-placement counts.
+
+A transfer matrix cell by cell over column profiles (:mod:`harness.counting._profile_nb`):
+the state is, per column, what the cell above holds (empty, taken, or taken by a piece
+lying across that goes on below and for how many cells), whether the cell diagonally
+above-left is taken, and how much of a piece lying along the row is still to come.  The
+fleet is not in the state but the index of a vector every state carries (copies placed
+per piece type), so the states are the board's few thousand profiles whatever the fleet:
+ten pieces cost what five cost, times the vector's length.  The no-touching rule is local
+in that state (a piece starts only where the cells above, left and diagonally above are
+empty; a covered cell checks the cells above and above-right), so it costs nothing more.
+
+Hints are the layout's (:mod:`harness.counting.placements`: misses, islands, sunk pieces,
+pieces that sank at a cell, announced sinks are placement filters); hits are cells the
+programme must cover.  Types with the same placements are merged (copies of one vector
+digit) and the count multiplied back by the multinomials, so boards (by ``boards``, no
+touching) are the merged count itself.  The view is turned when the board is wider than
+tall: a state is ``width x bits + 1 + hbits`` bits of an int64.
+
+:func:`placement_counts` runs forward keeping every layer, then backward; a placement's
+count is the sum over the states before its first cell of forward value times
+completions after it.  Clues are the frontier's (:mod:`harness.counting.frontier`).
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import product
+
+import numpy as np
+
+from harness.counting.deployment import Deployment
+from harness.counting.frontier import crt, primes
+from harness.counting.placements import Layout
+
+MAX_VECTOR = 200_000
+"""The fleet vector's length the programme takes (copies placed per type, mixed radix)."""
+
+
+def _straight(lay: Layout) -> str | None:
+    for t in lay.types:
+        for p in t.placements:
+            if len({lay.cells[i][0] for i in p}) > 1 and len({lay.cells[i][1] for i in p}) > 1:
+                return f"piece {t.name} is not straight"
+    return None
+
+
+def _merged(lay: Layout) -> tuple[list[tuple[int, tuple]], list[list[int]]]:
+    """Types with identical placements merged: [(copies, placements)], and which layout types each holds."""
+    groups: dict = {}
+    for k, t in enumerate(lay.types):
+        groups.setdefault(t.placements, []).append(k)
+    merged = [(sum(lay.types[k].count for k in ks), p) for p, ks in groups.items()]
+    return merged, list(groups.values())
+
+
+def _geometry(lay: Layout) -> tuple[int, int, int, int, bool]:
+    """(rows, columns, bits per column, bits of the run, turned: is the board wider than tall)."""
+    rs = [c[0] for c in lay.cells]
+    cs = [c[1] for c in lay.cells]
+    height, width = max(rs) - min(rs) + 1, max(cs) - min(cs) + 1
+    longest = max((len(p) for t in lay.types for p in t.placements), default=1)
+    bits = max(1, longest.bit_length())
+    hbits = max(1, (longest - 1).bit_length())
+    return height, width, bits, hbits, width > height
+
+
+def _fits(width: int, bits: int, hbits: int) -> bool:
+    return width * bits + 1 + hbits <= 62
+
+
+def unsupported(dep: Deployment, lay: Layout) -> str | None:
+    """Why the profile programme cannot count this layout, or None when it can."""
+    if dep.grid.kind != "square":
+        return "not a square board"
+    if dep.row_clues is not None or dep.col_clues is not None:
+        return "clues"
+    if not lay.cells:
+        return "no cells"
+    why = _straight(lay)
+    if why:
+        return why
+    height, width, bits, hbits, _ = _geometry(lay)
+    if not _fits(min(height, width), bits, hbits):
+        return f"a profile of {min(height, width)} columns of {bits} bits does not fit in 62 bits"
+    merged, _ = _merged(lay)
+    vector = math.prod(k + 1 for k, _ in merged)
+    if vector > MAX_VECTOR:
+        return f"a fleet vector of {vector:,} entries (more than {MAX_VECTOR:,})"
+    return None
+
+
+class _Plan:
+    """One split of the layout as the compiled steps' arrays: per merged type, the copies lying along the view's
+    rows and those lying across (each a type of the programme), in the view turned or not."""
+
+    def __init__(self, dep: Deployment, lay: Layout, geometry: tuple, split: tuple[int, ...], turned: bool):
+        merged, _ = _merged(lay)
+        self.height, self.width, self.bits, self.hbits, _ = geometry
+        if turned:
+            self.height, self.width = self.width, self.height
+        cells = [(c[1], c[0]) if turned else (c[0], c[1]) for c in lay.cells]
+        r0, c0 = min(r for r, _ in cells), min(c for _, c in cells)
+        rc = [(r - r0, c - c0) for r, c in cells]
+        H, W = self.height, self.width
+        self.hit = np.zeros((H, W), np.bool_)
+        for i in lay.hits:
+            self.hit[rc[i]] = True
+        kinds = []  # (merged type, orientation 1 along / 2 across / 0 either, copies)
+        if split is None:  # not split: every copy lies either way
+            kinds = [(t, 0, k) for t, (k, _) in enumerate(merged)]
+        for t, ((k, _), across) in enumerate(zip(merged, split or ())):
+            if k - across:
+                kinds.append((t, 1, k - across))
+            if across:
+                kinds.append((t, 2, across))
+        T = len(kinds)
+        self.kinds = kinds
+        self.hstart = np.zeros((H, W, T), np.bool_)
+        self.vstart = np.zeros((H, W, T), np.bool_)
+        self.hlen = np.zeros(T, np.int64)
+        self.vlen = np.zeros(T, np.int64)
+        self.at: dict = {}  # (r, c, kind) -> placement (layout indices)
+        for q, (t, o, _) in enumerate(kinds):
+            for p in merged[t][1]:
+                rcs = [rc[i] for i in p]
+                along = len({r for r, _ in rcs}) == 1
+                if o and along != (o == 1):
+                    continue
+                top = min(rcs)
+                (self.hstart if along else self.vstart)[top + (q,)] = True
+                (self.hlen if along else self.vlen)[q] = len(p)
+                self.at[top + (q, 1 if along else 2)] = p
+        self.cnt = np.array([k for _, _, k in kinds], np.int64)
+        self.stride = np.ones(T, np.int64)
+        for q in range(1, T):
+            self.stride[q] = self.stride[q - 1] * (self.cnt[q - 1] + 1)
+        self.F = int(np.prod(self.cnt + 1)) if T else 1
+        self.digit = np.zeros((T, self.F), np.int64)
+        for q in range(T):
+            self.digit[q] = (np.arange(self.F) // self.stride[q]) % (self.cnt[q] + 1)
+        self.notouch = not dep.touching
+
+    def args(self, r: int, c: int) -> tuple:
+        return (r, c, self.width, self.bits, self.hbits, self.notouch, bool(self.hit[r, c]), self.hstart[r, c],
+                self.vstart[r, c], self.hlen, self.vlen, self.digit, self.cnt, self.stride)
+
+
+def _moduli(bound: int) -> np.ndarray:
+    """``[0]`` (int64 wrapping around: modulo 2**64) and as many 31-bit primes as a final count below
+    ``bound`` needs to be rebuilt: every count the programme gives (a deployment count, a placement's) is at
+    most the final count, and its partial sums may wrap."""
+    k, product = 0, 1 << 64
+    while product <= bound:
+        k += 1
+        product = (1 << 64) * math.prod(int(p) for p in primes(k))
+    return np.array([0, *primes(k)], np.int64)
+
+
+def _final_bound(lay: Layout) -> int:
+    """At most this many deployments: per type, its copies on distinct placements."""
+    return math.prod(math.comb(len(t.placements), t.count) for t in lay.types) + 1
+
+
+def _value(residues, mods: np.ndarray) -> int:
+    rs = [int(x) % (1 << 64) if m == 0 else int(x) % int(m) for x, m in zip(residues, mods)]
+    return crt(rs, [1 << 64 if m == 0 else int(m) for m in mods])
+
+
+def _splits(lay: Layout):
+    """Per merged type, how many of its copies lie across (in the board's own orientation): every way.  A type
+    whose placements are all one cell, or all along, or all across, has one way."""
+    merged, _ = _merged(lay)
+    choices = []
+    for k, placements in merged:
+        ways = {len({lay.cells[i][0] for i in p}) == 1 for p in placements if len(p) > 1}
+        if ways == {True}:
+            choices.append(range(1))  # along only
+        elif ways == {False}:
+            choices.append(range(k, k + 1))  # across only
+        elif not ways:
+            choices.append(range(1))  # single cells (or no placement): along
+        else:
+            choices.append(range(k + 1))
+    return merged, product(*choices)
+
+
+def _run_split(dep: Deployment, lay: Layout, geometry: tuple, split: tuple, merged: list, mods: np.ndarray,
+               want: bool):
+    from harness.counting import _profile_nb as nb
+
+    if split is None:
+        plan = _Plan(dep, lay, geometry, None, geometry[4])
+    else:
+        across = sum(split)
+        along = sum(k for k, p in merged if any(len(q) > 1 for q in p)) - across
+        turned = across > along  # turned, what lay across lies along: the state keeps the fewer pieces
+        if not _fits(geometry[0] if turned else geometry[1], geometry[2], geometry[3]):
+            turned = geometry[4]  # only the narrower side fits the key
+        plan = _Plan(dep, lay, geometry, tuple(k - x if any(len(q) > 1 for q in p) else x
+                                               for (k, p), x in zip(merged, split)) if turned else split, turned)
+    M = len(mods)
+    keys = np.zeros(1, np.int64)
+    vals = np.zeros((1, M, plan.F), np.int64)
+    vals[0, :, 0] = 1
+    layers, peak = [], 1
+    cells = [(r, c) for r in range(plan.height) for c in range(plan.width)]
+    for r, c in cells:
+        if want:
+            layers.append((keys, vals))
+        keys, vals = nb.forward(keys, vals, *plan.args(r, c), mods, want)
+        peak = max(peak, len(keys))
+        if not len(keys):
+            return np.zeros(M, np.int64), {}, peak
+    full = vals[:, :, plan.F - 1].sum(axis=0)  # wraps modulo 2**64; S residues below 2**31 do not overflow
+    per: dict = {}
+    if want:
+        back = np.zeros_like(vals)
+        back[:, :, plan.F - 1] = 1
+        nkeys = keys
+        T = len(plan.kinds)
+        for (r, c), (fkeys, fvals) in zip(reversed(cells), reversed(layers)):
+            acc = np.zeros((T, 2, M), np.int64)
+            back = nb.backward(fkeys, fvals, nkeys, back, *plan.args(r, c), mods, acc)
+            nkeys = fkeys
+            for q, (t, _, _) in enumerate(plan.kinds):
+                for o in (1, 2):
+                    if acc[q, o - 1].any():
+                        per[(t, plan.at[(r, c, q, o)])] = acc[q, o - 1].copy()
+    return full, per, peak
+
+
+def _run(dep: Deployment, lay: Layout, want: bool, split: bool = True):
+    """(merged types, groups, labels, the merged count, {(merged type, placement): count}, peak states)."""
+    merged, splits = _splits(lay)
+    if not split:
+        splits = [None]
+    _, groups = _merged(lay)
+    geometry = _geometry(lay)
+    mods = _moduli(_final_bound(lay))
+    M = len(mods)
+    total = np.zeros(M, object)
+    per: dict = {}
+    peak = 0
+    for split in splits:
+        full, part, p = _run_split(dep, lay, geometry, split, merged, mods, want)
+        peak = max(peak, p)
+        total = total + full.astype(object)
+        for key, v in part.items():
+            per[key] = per.get(key, 0) + v.astype(object)
+    labels = math.prod(math.factorial(k) // math.prod(math.factorial(lay.types[j].count) for j in ks)
+                       for (k, _), ks in zip(merged, groups))
+    value = _value(total, mods)
+    per = {key: _value(v, mods) for key, v in per.items()}
+    return merged, groups, labels, value, per, peak
+
+
+def count(dep: Deployment, lay: Layout) -> tuple[int, int]:
+    """(the number of deployments, the most states a layer held)."""
+    _, _, labels, total, _, peak = _run(dep, lay, False)
+    return total * labels, peak
+
+
+def placement_counts(dep: Deployment, lay: Layout) -> tuple[int, dict]:
+    """(the count, {(layout type index, placement): deployments in which a copy of that type lies there})."""
+    merged, groups, labels, total, per, _ = _run(dep, lay, True)
+    out: dict = {}
+    for (t, p), n in per.items():
+        k = merged[t][0]
+        for j in groups[t]:  # merged copies shared out by symmetry, as the labels are
+            out[(j, p)] = n * labels * lay.types[j].count // k
+    return total * labels, out
+
+
+def boards(dep: Deployment, lay: Layout) -> int:
+    """Distinct boards when pieces may not touch: the merged count when pieces of one shape share their
+    placements (ValueError when hints tell such pieces apart)."""
+    _, groups, _, total, _, _ = _run(dep, lay, False)
+    shapes: dict = {}
+    for k, p in enumerate(dep.pieces):
+        key = frozenset(dep.grid.orientations(p.cells, dep.reflections))
+        shapes.setdefault(key, set()).add(next(g for g, ks in enumerate(groups) if k in ks))
+    if any(len(gs) > 1 for gs in shapes.values()):
+        raise ValueError("pieces of one shape that hints tell apart")
+    return total
+
+
+__all__ = ["MAX_VECTOR", "boards", "count", "placement_counts", "unsupported"]

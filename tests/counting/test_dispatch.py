@@ -1,0 +1,104 @@
+"""The dp's dispatch: each programme's domain as a predicate, the first that takes an instance runs, and the record says why the faster ones did not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.counting import profile, rows
+from harness.counting.brute import brute_count
+from harness.counting.counters import get_counter
+from harness.counting.counters import cluster as cluster_mod
+from harness.counting.counters.dp import ENGINES, refusals
+from harness.counting.deployment import Deployment, Piece
+from harness.counting.format import read_deployment
+from harness.counting.geometry import SQUARE
+from harness.counting.placements import layout
+
+ROOT = Path(__file__).resolve().parents[2] / "instances" / "deployments"
+FULL6 = frozenset((r, c) for r in range(6) for c in range(6))
+
+
+def _dp(dep, by="deployments"):
+    return get_counter("dp")().count(dep, by)
+
+
+def test_the_order_is_the_fastest_first():
+    assert ENGINES == ("cluster", "rows", "profile", "frontier")
+
+
+@pytest.mark.parametrize("dep, method, refused", [
+    # a plain rectangle that may touch: the cluster expansion
+    (Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(3)), Piece("b", SQUARE.straight(2)))), "cluster", {}),
+    # a miss: rows
+    (Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(3)), Piece("b", SQUARE.straight(2))),
+                misses=frozenset({(0, 0)})), "rows", {"cluster": "without hints or clues"}),
+    # no touching with a hit: profile
+    (Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(3)), Piece("b", SQUARE.straight(2))), touching=False,
+                hits=frozenset({(2, 2)})), "profile", {"cluster": "without hints", "rows": "may not touch"}),
+    # clues: the frontier
+    (Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(3)),), row_clues=(3, 0, 0, 0, 0, 0)), "frontier",
+     {"cluster": "clues", "rows": "clues", "profile": "clues"}),
+    # a shape that is not straight: the frontier (cluster first refuses its hint)
+    (Deployment(SQUARE, FULL6, (Piece("L", ((0, 0), (1, 0), (1, 1))),), misses=frozenset({(5, 5)})), "frontier",
+     {"cluster": "hints", "rows": "not straight", "profile": "not straight"}),
+])
+def test_the_first_programme_that_takes_the_instance_runs_and_the_record_says_why_not_the_others(dep, method,
+                                                                                                  refused):
+    answer = _dp(dep)
+    assert answer.detail["method"] == method
+    assert set(answer.detail["refused"]) == set(refused)
+    for name, words in refused.items():
+        assert words in answer.detail["refused"][name]
+    assert answer.count == brute_count(dep)
+
+
+def test_refusals_are_pure_predicates_that_match_each_programme():
+    dep = Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(3)),), touching=False, hits=frozenset({(1, 1)}))
+    lay = layout(dep)
+    first = refusals(dep, lay)
+    assert first == refusals(dep, lay)  # nothing counted, nothing cached that changes the answer
+    assert first["frontier"] is None
+    assert first["rows"] == rows.unsupported(dep, lay) and first["profile"] == profile.unsupported(dep, lay)
+
+
+def test_cluster_without_touching_waits_for_its_tables(tmp_path, monkeypatch):
+    """A fleet whose no-touch tables are neither shipped nor cached goes to the next programme (the first
+    computation costs minutes); once computed (by the cluster counter itself), the dp takes the cluster."""
+    monkeypatch.setenv("BATTLEBENCH_CACHE", str(tmp_path))
+    dep = Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(2)), Piece("b", SQUARE.straight(1))), touching=False)
+    assert not cluster_mod.tables_ready(dep)
+    answer = _dp(dep)
+    assert answer.detail["method"] == "profile" and "not computed yet" in answer.detail["refused"]["cluster"]
+    direct = get_counter("cluster")().count(dep).count
+    assert cluster_mod.tables_ready(dep)
+    again = _dp(dep)
+    assert again.detail["method"] == "cluster" and again.count == direct == answer.count == brute_count(dep)
+
+
+def test_the_shipped_tables_give_the_seed_numbers_with_an_empty_cache(tmp_path, monkeypatch):
+    """The standard fleet's tables are shipped: with nothing cached, no table is computed and the counts are the
+    seed's (touching) and issue 15's (no touching, confirmed by the frontier and profile programmes)."""
+    monkeypatch.setenv("BATTLEBENCH_CACHE", str(tmp_path))
+    cluster_mod.block_table.cache_clear()
+    for name in ("standard_10x10", "standard_10x10_notouch_unlabelled", "sweep/sweep_30x30"):
+        dep = read_deployment(ROOT / f"{name}.toml")
+        assert cluster_mod.tables_ready(dep)
+        answer = _dp(dep)
+        assert answer.detail["method"] == "cluster" and answer.count == int(dep.meta["expected_count"]), name
+    assert not list(tmp_path.rglob("*.json"))  # nothing had to be computed
+
+
+def test_boards_go_to_a_programme_that_counts_boards():
+    dep = read_deployment(ROOT / "tiny" / "t5x5_notouch.toml")
+    answer = _dp(dep, "boards")
+    assert answer.detail["method"] in ("profile", "frontier")
+    assert "boards" in answer.detail["refused"]["rows"] or "not touch" in answer.detail["refused"]["rows"]
+    assert answer.count == get_counter("frontier")().count(dep, "boards").count
+
+
+@pytest.mark.parametrize("path", sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tiny").glob("*.toml")))
+def test_every_tiny_instance_by_the_dp_is_brute_force(path):
+    dep = read_deployment(ROOT / path)
+    assert _dp(dep).count == brute_count(dep) == int(dep.meta["expected_count"])

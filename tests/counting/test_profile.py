@@ -1,0 +1,147 @@
+"""The profile programme against brute force, the frontier and the row programme: counts, boards and per-placement counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness.counting import frontier, profile, rows
+from harness.counting.brute import brute_count, brute_placement_counts
+from harness.counting.counters import get_counter
+from harness.counting.deployment import Deployment, Piece
+from harness.counting.format import read_deployment
+from harness.counting.geometry import HEX, SQUARE
+from harness.counting.placements import layout
+from harness.counting.reduce import without_sunk
+
+ROOT = Path(__file__).resolve().parents[2] / "instances" / "deployments"
+
+
+@st.composite
+def boards(draw, touching=None):
+    """Small square boards with holes, straight pieces (copies, single cells, two names of one length), misses,
+    hits, a piece that sank at a cell, sinks announced; touching allowed or not."""
+    h, w = draw(st.integers(2, 5)), draw(st.integers(2, 6))
+    full = [(r, c) for r in range(h) for c in range(w)]
+    holes = draw(st.sets(st.sampled_from(full), max_size=3))
+    cells = frozenset(full) - holes
+    lengths = draw(st.lists(st.tuples(st.integers(1, 4), st.integers(1, 2)), min_size=1, max_size=3))
+    if sum(n for _, n in lengths) > 4:
+        lengths = lengths[:1]
+    pieces = tuple(Piece(f"p{i}", SQUARE.straight(ln), n) for i, (ln, n) in enumerate(lengths))
+    inside = sorted(cells)
+    misses = draw(st.sets(st.sampled_from(inside), max_size=3)) if inside else set()
+    hits = draw(st.sets(st.sampled_from(inside), max_size=2)) - misses if inside else set()
+    sunk_at = {}
+    if hits and pieces[0].count == 1 and draw(st.booleans()):
+        sunk_at = {"p0": sorted(hits)[0]}
+    touch = draw(st.booleans()) if touching is None else touching
+    return Deployment(SQUARE, cells, pieces, touching=touch, misses=frozenset(misses), hits=frozenset(hits),
+                      sunk_at=sunk_at, announce_sinks=draw(st.booleans()))
+
+
+def _profile(dep):
+    dep, _ = without_sunk(dep)
+    lay = layout(dep)
+    assert profile.unsupported(dep, lay) is None
+    return profile.count(dep, lay)[0]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards())
+def test_profile_counts_as_brute_force_and_the_frontier(dep):
+    assert _profile(dep) == brute_count(dep) == get_counter("frontier")().count(dep).count
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(), st.booleans())
+def test_split_or_not_the_count_is_the_same(dep, split):
+    dep, _ = without_sunk(dep)
+    lay = layout(dep)
+    merged, groups, labels, total, _, _ = profile._run(dep, lay, False, split)
+    assert total * labels == brute_count(dep)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards())
+def test_profile_per_placement_counts_are_brute_forces(dep):
+    dep, _ = without_sunk(dep)
+    total, per = profile.placement_counts(dep, layout(dep))
+    b_total, b_per = brute_placement_counts(dep)
+    assert total == b_total
+    assert {k: v for k, v in per.items() if v} == b_per
+
+
+def test_two_names_of_one_length_are_merged_and_told_apart_again():
+    cells = frozenset((r, c) for r in range(4) for c in range(4))
+    dep = Deployment(SQUARE, cells, (Piece("a", SQUARE.straight(3)), Piece("b", SQUARE.straight(3)),
+                                     Piece("c", SQUARE.straight(2), 2)), touching=False)
+    lay = layout(dep)
+    merged, groups, labels, _, _, _ = profile._run(dep, lay, False)
+    assert len(merged) == 2 and labels == 2  # a and b share a vector digit; their two namings come back
+    assert profile.count(dep, lay)[0] == brute_count(dep)
+    assert profile.boards(dep, lay) * 2 == brute_count(dep)
+
+
+def test_the_seed_numbers_touching_and_not():
+    for name in ("standard_10x10", "standard_10x10_notouch_unlabelled", "standard_12x10"):
+        dep = read_deployment(ROOT / f"{name}.toml")
+        assert _profile(dep) == int(dep.meta["expected_count"]), name
+
+
+def test_the_residue_path_gives_the_exact_count(monkeypatch):
+    """Counts past 2**64 are rebuilt from the wrapped residue and primes: forced here on a small count."""
+    dep = read_deployment(ROOT / "sweep" / "sweep_7x7.toml")
+    lay = layout(dep)
+    assert len(profile._moduli(2 ** 64)) == 2 and len(profile._moduli(2 ** 63)) == 1
+    exact = profile.placement_counts(dep, lay)
+    monkeypatch.setattr(profile, "_moduli", lambda bound: np.array([0, *frontier.PRIMES[:2]], np.int64))
+    assert profile.placement_counts(dep, lay) == exact
+    assert exact[0] == int(dep.meta["expected_count"])
+
+
+def test_boards_without_touching_are_the_frontiers():
+    dep = read_deployment(ROOT / "tiny" / "t5x5_notouch.toml")
+    lay = layout(dep)
+    assert profile.boards(dep, lay) == get_counter("frontier")().count(dep, "boards").count
+
+
+def test_marginals_by_profile_rows_and_frontier_are_the_same_integers():
+    from harness.counting.marginals import marginals
+
+    base = read_deployment(ROOT / "standard_10x10.toml")
+    for touching in (True, False):
+        dep = Deployment(SQUARE, base.cells, base.pieces, touching=touching,
+                         misses=frozenset({(0, 0), (3, 3), (6, 1), (8, 8), (5, 5)}),
+                         hits=frozenset({(4, 4), (4, 5)}), sunk_at={"Destroyer": (4, 5)}, announce_sinks=True)
+        fast, slow = marginals(dep, "profile"), marginals(dep, "frontier")
+        assert fast.total == slow.total > 0
+        assert fast.occupied == slow.occupied and fast.by_piece == slow.by_piece
+        if touching:
+            assert marginals(dep, "rows").occupied == fast.occupied
+    with pytest.raises(ValueError, match="not a square board"):
+        marginals(Deployment(HEX, frozenset({(0, 0, 0), (1, -1, 0)}), (Piece("a", HEX.straight(2)),)), "profile")
+
+
+@pytest.mark.parametrize("dep, reason", [
+    (Deployment(HEX, frozenset({(0, 0, 0), (1, -1, 0)}), (Piece("a", HEX.straight(2)),)), "not a square board"),
+    (Deployment(SQUARE, frozenset((r, c) for r in range(3) for c in range(3)), (Piece("a", SQUARE.straight(2)),),
+                row_clues=(1, 1, 0)), "clues"),
+    (Deployment(SQUARE, frozenset((r, c) for r in range(3) for c in range(3)),
+                (Piece("L", ((0, 0), (1, 0), (1, 1))),)), "not straight"),
+    (Deployment(SQUARE, frozenset((r, c) for r in range(30) for c in range(30)), (Piece("a", SQUARE.straight(5)),)),
+     "does not fit in 62 bits"),
+])
+def test_what_the_profile_programme_refuses(dep, reason):
+    assert reason in profile.unsupported(dep, layout(dep))
+
+
+def test_rows_and_profile_agree_where_both_count():
+    dep = read_deployment(ROOT / "islands" / sorted(p.name for p in (ROOT / "islands").glob("*.toml"))[0])
+    lay = layout(dep)
+    if rows.unsupported(dep, lay) is None and profile.unsupported(dep, lay) is None:
+        assert rows.count(lay) == profile.count(dep, lay)[0]
