@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from boards import straight_boards
 
 from harness.counting import frontier, profile, rows
 from harness.counting.brute import brute_count, brute_placement_counts
@@ -21,29 +24,6 @@ from harness.counting.reduce import without_sunk
 ROOT = Path(__file__).resolve().parents[2] / "instances" / "deployments"
 
 
-@st.composite
-def boards(draw, touching=None):
-    """Small square boards with holes, straight pieces (copies, single cells, two names of one length), misses,
-    hits, a piece that sank at a cell, sinks announced; touching allowed or not."""
-    h, w = draw(st.integers(2, 5)), draw(st.integers(2, 6))
-    full = [(r, c) for r in range(h) for c in range(w)]
-    holes = draw(st.sets(st.sampled_from(full), max_size=3))
-    cells = frozenset(full) - holes
-    lengths = draw(st.lists(st.tuples(st.integers(1, 4), st.integers(1, 2)), min_size=1, max_size=3))
-    if sum(n for _, n in lengths) > 4:
-        lengths = lengths[:1]
-    pieces = tuple(Piece(f"p{i}", SQUARE.straight(ln), n) for i, (ln, n) in enumerate(lengths))
-    inside = sorted(cells)
-    misses = draw(st.sets(st.sampled_from(inside), max_size=3)) if inside else set()
-    hits = draw(st.sets(st.sampled_from(inside), max_size=2)) - misses if inside else set()
-    sunk_at = {}
-    if hits and pieces[0].count == 1 and draw(st.booleans()):
-        sunk_at = {"p0": sorted(hits)[0]}
-    touch = draw(st.booleans()) if touching is None else touching
-    return Deployment(SQUARE, cells, pieces, touching=touch, misses=frozenset(misses), hits=frozenset(hits),
-                      sunk_at=sunk_at, announce_sinks=draw(st.booleans()))
-
-
 def _profile(dep):
     dep, _ = without_sunk(dep)
     lay = layout(dep)
@@ -52,13 +32,13 @@ def _profile(dep):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(boards())
+@given(straight_boards(max_cols=6, touching=None))
 def test_profile_counts_as_brute_force_and_the_frontier(dep):
     assert _profile(dep) == brute_count(dep) == get_counter("frontier")().count(dep).count
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(boards(), st.booleans())
+@given(straight_boards(max_cols=6, touching=None), st.booleans())
 def test_split_or_not_the_count_is_the_same(dep, split):
     dep, _ = without_sunk(dep)
     lay = layout(dep)
@@ -67,7 +47,7 @@ def test_split_or_not_the_count_is_the_same(dep, split):
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(boards())
+@given(straight_boards(max_cols=6, touching=None))
 def test_profile_per_placement_counts_are_brute_forces(dep):
     dep, _ = without_sunk(dep)
     total, per = profile.placement_counts(dep, layout(dep))
@@ -102,6 +82,16 @@ def test_the_residue_path_gives_the_exact_count(monkeypatch):
     monkeypatch.setattr(profile, "_moduli", lambda bound: np.array([0, *frontier.PRIMES[:2]], np.int64))
     assert profile.placement_counts(dep, lay) == exact
     assert exact[0] == int(dep.meta["expected_count"])
+
+
+def test_a_count_past_2_to_the_64_is_counted_again_with_primes():
+    """Twelve single cells on 15x15: C(225, 12) > 2**64 deployments; int64 wraps, the programme sees it and counts
+    again with primes; twelve on 8x8 stays below 2**63 and is exact at once."""
+    for side, k in ((15, 12), (8, 12)):
+        cells = frozenset((r, c) for r in range(side) for c in range(side))
+        dep = Deployment(SQUARE, cells, (Piece("one", SQUARE.straight(1), k),))
+        assert profile.count(dep, layout(dep))[0] == math.comb(side * side, k)
+    assert math.comb(225, 12) > 2 ** 64 > 2 ** 63 > math.comb(64, 12)
 
 
 def test_boards_without_touching_are_the_frontiers():
