@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+
+from boards import straight_boards
 
 from harness.counting import frontier, rows
 from harness.counting.brute import brute_count, brute_placement_counts
@@ -20,34 +21,12 @@ from harness.counting.placements import layout
 ROOT = Path(__file__).resolve().parents[2] / "instances" / "deployments"
 
 
-@st.composite
-def boards(draw):
-    """Small square boards with holes, straight pieces (copies, single cells), misses, hits, a piece that sank
-    at a cell, sinks announced."""
-    h, w = draw(st.integers(2, 5)), draw(st.integers(2, 5))
-    full = [(r, c) for r in range(h) for c in range(w)]
-    holes = draw(st.sets(st.sampled_from(full), max_size=3))
-    cells = frozenset(full) - holes
-    lengths = draw(st.lists(st.tuples(st.integers(1, 4), st.integers(1, 2)), min_size=1, max_size=3))
-    if sum(n for _, n in lengths) > 4:
-        lengths = lengths[:1]
-    pieces = tuple(Piece(f"p{i}", SQUARE.straight(ln), n) for i, (ln, n) in enumerate(lengths))
-    inside = sorted(cells)
-    misses = draw(st.sets(st.sampled_from(inside), max_size=3)) if inside else set()
-    hits = draw(st.sets(st.sampled_from(inside), max_size=2)) - misses if inside else set()
-    sunk_at = {}
-    if hits and pieces[0].count == 1 and draw(st.booleans()):
-        sunk_at = {"p0": sorted(hits)[0]}
-    return Deployment(SQUARE, cells, pieces, misses=frozenset(misses), hits=frozenset(hits), sunk_at=sunk_at,
-                      announce_sinks=draw(st.booleans()))
-
-
 def _frontier(dep):
     return get_counter("frontier")().count(dep).count
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(boards())
+@given(straight_boards())
 def test_rows_counts_as_brute_force_and_the_frontier(dep):
     lay = layout(dep)
     assert rows.unsupported(dep, lay) is None
@@ -55,7 +34,7 @@ def test_rows_counts_as_brute_force_and_the_frontier(dep):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(boards())
+@given(straight_boards())
 def test_rows_per_placement_counts_are_brute_forces(dep):
     total, per = rows.placement_counts(layout(dep))
     b_total, b_per = brute_placement_counts(dep)
