@@ -130,4 +130,24 @@ def layout(dep: Deployment) -> Layout:
     return Layout(tuple(cells), index, types, halo, frozenset(index[c] for c in dep.hits), rows)
 
 
-__all__ = ["Layout", "PieceType", "layout", "placements_of"]
+def bent(lay: Layout) -> str | None:
+    """The first piece with a placement neither in one row nor in one column ("piece NAME is not straight"),
+    or None: what the row and profile programmes need (square boards)."""
+    for t in lay.types:
+        for p in t.placements:
+            if len({lay.cells[i][0] for i in p}) > 1 and len({lay.cells[i][1] for i in p}) > 1:
+                return f"piece {t.name} is not straight"
+    return None
+
+
+def told_apart(dep: Deployment, groups: list) -> bool:
+    """Do hints tell pieces of one shape apart: do pieces of one shape fall in different ``groups`` (lists of piece
+    indices merged because they share their placements)?  Then boards cannot be counted as merged deployments."""
+    group_of = {k: g for g, ks in enumerate(groups) for k in ks}
+    shapes: dict = {}
+    for k, piece in enumerate(dep.pieces):
+        shapes.setdefault(frozenset(dep.grid.orientations(piece.cells, dep.reflections)), set()).add(group_of[k])
+    return any(len(gs) > 1 for gs in shapes.values())
+
+
+__all__ = ["Layout", "PieceType", "bent", "layout", "placements_of", "told_apart"]

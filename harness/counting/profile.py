@@ -38,18 +38,10 @@ import numpy as np
 
 from harness.counting.deployment import Deployment
 from harness.counting.frontier import crt, primes
-from harness.counting.placements import Layout
+from harness.counting.placements import Layout, bent, told_apart
 
 MAX_VECTOR = 200_000
 """The fleet vector's length the programme takes (copies placed per type, mixed radix)."""
-
-
-def _straight(lay: Layout) -> str | None:
-    for t in lay.types:
-        for p in t.placements:
-            if len({lay.cells[i][0] for i in p}) > 1 and len({lay.cells[i][1] for i in p}) > 1:
-                return f"piece {t.name} is not straight"
-    return None
 
 
 def _merged(lay: Layout) -> tuple[list[tuple[int, tuple]], list[list[int]]]:
@@ -84,7 +76,7 @@ def unsupported(dep: Deployment, lay: Layout) -> str | None:
         return "clues"
     if not lay.cells:
         return "no cells"
-    why = _straight(lay)
+    why = bent(lay)
     if why:
         return why
     height, width, bits, hbits, _ = _geometry(lay)
@@ -295,11 +287,7 @@ def boards(dep: Deployment, lay: Layout) -> int:
     """Distinct boards when pieces may not touch: the merged count when pieces of one shape share their
     placements (ValueError when hints tell such pieces apart)."""
     _, groups, _, total, _, _ = _run(dep, lay, False)
-    shapes: dict = {}
-    for k, p in enumerate(dep.pieces):
-        key = frozenset(dep.grid.orientations(p.cells, dep.reflections))
-        shapes.setdefault(key, set()).add(next(g for g, ks in enumerate(groups) if k in ks))
-    if any(len(gs) > 1 for gs in shapes.values()):
+    if told_apart(dep, groups):
         raise ValueError("pieces of one shape that hints tell apart")
     return total
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from harness.counting.deployment import Deployment
 from harness.counting.frontier import crt, moduli_for
-from harness.counting.placements import Layout
+from harness.counting.placements import Layout, bent
 
 MAX_PIECES = 10
 """Pieces (copies included) the programme takes: the row pieces' subsets are its vector."""
@@ -45,15 +45,10 @@ def unsupported(dep: Deployment, lay: Layout) -> str | None:
     copies = sum(t.count for t in lay.types)
     if copies > MAX_PIECES:
         return f"more than {MAX_PIECES} pieces"
-    long = 0
-    for t in lay.types:
-        for p in t.placements:
-            rows = {lay.cells[i][0] for i in p}
-            cols = {lay.cells[i][1] for i in p}
-            if len(rows) > 1 and len(cols) > 1:
-                return f"piece {t.name} is not straight"
-        if _long(t):
-            long += t.count
+    why = bent(lay)
+    if why:
+        return why
+    long = sum(t.count for t in lay.types if _long(t))
     if long > 7:
         return "more than 7 pieces longer than one cell"
     return None

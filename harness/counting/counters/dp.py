@@ -127,6 +127,7 @@ class DpCounter(Counter):
     @staticmethod
     def _frontier(dep: Any, lay: Any, by: str, detail: dict) -> CountAnswer:
         from harness.counting import frontier
+        from harness.counting.placements import told_apart
 
         prog = frontier.compile_layout(dep, lay)
         total, peak = frontier.count(prog, frontier.count_bound(lay))
@@ -134,12 +135,7 @@ class DpCounter(Counter):
         if by == "boards":
             if dep.touching:
                 raise Unsupported(BOARDS_TOUCHING)
-            shapes: dict = {}
-            for g, group in enumerate(prog.groups):
-                for t in group:
-                    piece = dep.pieces[t]
-                    shapes.setdefault(frozenset(dep.grid.orientations(piece.cells, dep.reflections)), set()).add(g)
-            if any(len(gs) > 1 for gs in shapes.values()):
+            if told_apart(dep, prog.groups):
                 raise Unsupported("pieces of one shape that hints tell apart: the dp cannot count their boards")
             total //= prog.labels
         return CountAnswer(total, True, detail)
