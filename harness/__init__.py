@@ -34,8 +34,8 @@ backend
     Gecode or any FlatZinc solver), ``cpmpy`` (CPMpy -> its solvers); or a plugin.
 counter
     The count task's plugin: a counting algorithm behind one contract (``dp``,
-    ``frontier``, ``cluster``, ``dlx``, ``sharpsat``, ``cpsat``, ``sat``, ``brute``); it
-    declares what it takes (``refuses``) and declines the rest.
+    ``frontier``, ``profile``, ``cluster``, ``dlx``, ``sharpsat``, ``cpsat``, ``sat``,
+    ``brute``); it declares what it takes (``refuses``) and declines the rest.
 strategy
     The play task's plugin: a way of choosing the next shot behind one contract
     (``random``, ``hunt-target``, ``parity``, ``density``, ``thompson``, ``posterior``,

@@ -82,12 +82,16 @@ class CountRequest(Request):
 
 
 def _warm_cases() -> list[Any]:
-    """Two tiny instances that take every compiled programme's path: ships that touch, ships apart with a clue."""
+    """Tiny instances that take every compiled programme's path, one for each of the dp's programmes in its order:
+    a plain rectangle (cluster), a miss (rows), ships apart with a hit (profile), ships apart with a clue
+    (frontier)."""
     from harness.counting.format import parse_deployment
 
-    texts = ('[meta]\nname = "warm"\n[grid]\nrows = 3\ncols = 3\n[pieces]\nA = 2\nB = 1\n',
-             '[meta]\nname = "warm"\n[grid]\nrows = 3\ncols = 3\n[rules]\ntouching = false\n[pieces]\nA = 2\n'
-             'B = 1\n[clues]\nrows = [2, "?", "?"]\n')
+    head = '[meta]\nname = "warm"\n[grid]\nrows = 3\ncols = 3\n'
+    texts = (head + '[pieces]\nA = 2\nB = 1\n',
+             head + '[pieces]\nA = 2\nB = 1\n[hints]\nmisses = [[0, 0]]\n',
+             head + '[rules]\ntouching = false\n[pieces]\nA = 2\nB = 1\n[hints]\nhits = [[1, 1]]\n',
+             head + '[rules]\ntouching = false\n[pieces]\nA = 2\nB = 1\n[clues]\nrows = [2, "?", "?"]\n')
     return [parse_deployment(text, file="<warm-up>") for text in texts]
 
 

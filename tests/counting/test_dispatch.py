@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,25 @@ def test_boards_go_to_a_programme_that_counts_boards():
 def test_every_tiny_instance_by_the_dp_is_brute_force(path):
     dep = read_deployment(ROOT / path)
     assert _dp(dep).count == brute_count(dep) == int(dep.meta["expected_count"])
+
+
+def test_the_count_tasks_warm_up_takes_every_programme_of_the_dp():
+    """A worker's warm-up compiles what a run may need: one tiny case per programme, in the dp's order."""
+    from harness.tasks.count import _warm_cases
+
+    methods = [_dp(dep).detail["method"] for dep in _warm_cases()]
+    assert methods == list(ENGINES)
+
+
+def test_a_corrupt_table_on_disk_is_computed_again(tmp_path, monkeypatch):
+    """A table file that does not parse counts as not there: the cluster computes it again and counts right."""
+    monkeypatch.setenv("BATTLEBENCH_CACHE", str(tmp_path))
+    monkeypatch.setattr(cluster_mod, "SHIPPED", tmp_path / "nothing shipped")
+    dep = Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(2)), Piece("b", SQUARE.straight(3))))
+    cluster_mod.block_table.cache_clear()
+    right = get_counter("cluster")().count(dep).count
+    (table,) = (tmp_path / "cluster").glob("*.json")
+    table.write_text('{"table": {"2x')  # cut short
+    cluster_mod.block_table.cache_clear()
+    assert get_counter("cluster")().count(dep).count == right == brute_count(dep)
+    assert "table" in json.loads(table.read_text())  # written again, whole

@@ -99,6 +99,7 @@ class Counter:
 COUNTERS: dict[str, str] = {
     "dp": "harness.counting.counters.dp:DpCounter",
     "frontier": "harness.counting.counters.frontier:FrontierCounter",
+    "profile": "harness.counting.counters.profile:ProfileCounter",
     "cluster": "harness.counting.counters.cluster:ClusterCounter",
     "dlx": "harness.counting.counters.dlx:DlxCounter",
     "sharpsat": "harness.counting.counters.sharpsat:SharpSatCounter",

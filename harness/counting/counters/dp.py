@@ -107,7 +107,9 @@ class DpCounter(Counter):
         detail: dict[str, Any] = {"placements": sum(len(t.placements) for t in lay.types), "cells": lay.n,
                                   "sunk_taken_off": len(taken)}
         refused = refusals(dep, lay, by)
-        method = next(m for m in self.engines if refused.get(m) is None)
+        method = next((m for m in self.engines if refused.get(m) is None), None)
+        if method is None:  # a counter of one programme, on what that programme does not take
+            raise Unsupported("; ".join(f"{m}: {refused[m]}" for m in self.engines))
         detail["refused"] = {m: refused[m] for m in self.engines[:self.engines.index(method)]}
         if method == "cluster":
             return CountAnswer(count_rectangle(dep), True, {**detail, "method": "cluster"})
