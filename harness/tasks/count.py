@@ -83,15 +83,16 @@ class CountRequest(Request):
 
 def _warm_cases() -> list[Any]:
     """Tiny instances that take every compiled programme's path, one for each of the dp's programmes in its order:
-    a plain rectangle (cluster), a miss (rows), ships apart with a hit (profile), ships apart with a clue
-    (frontier)."""
+    a plain rectangle (cluster), a miss (rows), ships apart with a hit (profile), a clue (enumerate), a bent
+    piece (frontier)."""
     from harness.counting.format import parse_deployment
 
     head = '[meta]\nname = "warm"\n[grid]\nrows = 3\ncols = 3\n'
     texts = (head + '[pieces]\nA = 2\nB = 1\n',
              head + '[pieces]\nA = 2\nB = 1\n[hints]\nmisses = [[0, 0]]\n',
              head + '[rules]\ntouching = false\n[pieces]\nA = 2\nB = 1\n[hints]\nhits = [[1, 1]]\n',
-             head + '[rules]\ntouching = false\n[pieces]\nA = 2\nB = 1\n[clues]\nrows = [2, "?", "?"]\n')
+             head + '[rules]\ntouching = false\n[pieces]\nA = 2\nB = 1\n[clues]\nrows = [2, "?", "?"]\n',
+             head + '[rules]\ntouching = false\n[pieces]\nB = 1\n[pieces.L]\ncells = [[0, 0], [1, 0], [1, 1]]\n')
     return [parse_deployment(text, file="<warm-up>") for text in texts]
 
 

@@ -26,7 +26,7 @@ def _dp(dep, by="deployments"):
 
 
 def test_the_order_is_the_fastest_first():
-    assert ENGINES == ("cluster", "rows", "profile", "frontier")
+    assert ENGINES == ("cluster", "rows", "profile", "enumerate", "frontier")
 
 
 @pytest.mark.parametrize("dep, method, refused", [
@@ -38,12 +38,12 @@ def test_the_order_is_the_fastest_first():
     # no touching with a hit: profile
     (Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(3)), Piece("b", SQUARE.straight(2))), touching=False,
                 hits=frozenset({(2, 2)})), "profile", {"cluster": "without hints", "rows": "may not touch"}),
-    # clues: the frontier
-    (Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(3)),), row_clues=(3, 0, 0, 0, 0, 0)), "frontier",
+    # clues: listed
+    (Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(3)),), row_clues=(3, 0, 0, 0, 0, 0)), "enumerate",
      {"cluster": "clues", "rows": "clues", "profile": "clues"}),
     # a shape that is not straight: the frontier (cluster first refuses its hint)
     (Deployment(SQUARE, FULL6, (Piece("L", ((0, 0), (1, 0), (1, 1))),), misses=frozenset({(5, 5)})), "frontier",
-     {"cluster": "hints", "rows": "not straight", "profile": "not straight"}),
+     {"cluster": "hints", "rows": "not straight", "profile": "not straight", "enumerate": "no clues"}),
 ])
 def test_the_first_programme_that_takes_the_instance_runs_and_the_record_says_why_not_the_others(dep, method,
                                                                                                   refused):
@@ -53,6 +53,19 @@ def test_the_first_programme_that_takes_the_instance_runs_and_the_record_says_wh
     for name, words in refused.items():
         assert words in answer.detail["refused"][name]
     assert answer.count == brute_count(dep)
+
+
+def test_a_clued_instance_with_too_many_boards_to_list_goes_to_the_frontier(monkeypatch):
+    from harness.counting.counters import dp
+
+    monkeypatch.setattr(dp, "ENUMERATE_MOST", 3)
+    dep = Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(2)),), row_clues=(2, None, None, None, None, None))
+    answer = _dp(dep)
+    assert answer.detail["method"] == "frontier" and "more than 3" in answer.detail["refused"]["enumerate"]
+    assert answer.count == brute_count(dep) > 3
+    monkeypatch.setattr(dp, "ENUMERATE_MOST", 1000)
+    listed = _dp(dep)
+    assert listed.detail["method"] == "enumerate" and listed.count == answer.count and listed.complete
 
 
 def test_refusals_are_pure_predicates_that_match_each_programme():

@@ -1,6 +1,6 @@
 """The ``dp`` counter: the fastest of battlebench's exact programmes that takes the instance, behind the counter contract.
 
-Four exact programmes, each with its domain as a predicate (:func:`refusals`: None where
+Five exact programmes, each with its domain as a predicate (:func:`refusals`: None where
 it takes the instance, else one line why not), tried in the order of :data:`ENGINES`,
 fastest first as measured by ``benchmarks/counting_dispatch.py`` (``reports/counting-dispatch``);
 the answer's ``detail.method`` says which ran and ``detail.refused`` why each faster one did not:
@@ -14,6 +14,10 @@ the answer's ``detail.method`` says which ran and ``detail.refused`` why each fa
   at most three pieces lying across the rows, so its cost barely grows with the board.
 * ``profile`` (:mod:`harness.counting.profile`): straight pieces on square boards, touching
   or not, every hint; no clues; a profile of the narrower side that fits 62 bits.
+* ``enumerate`` (:func:`harness.counting.counters.sat.enumerate_count`): clued instances
+  (a puzzle's boards are few): the shared CNF's models listed with python-sat (CaDiCaL)
+  and blocked one by one, at most :data:`ENUMERATE_MOST`; past that the frontier counts
+  (and ``detail.refused`` says so).  Exact when it finishes, like every programme here.
 * ``frontier`` (:mod:`harness.counting.frontier`): any board (square or hex, islands),
   any pieces, touching allowed or forbidden, hints and clues: row clues with a running
   count in the state, column clues with one 4-bit count per clued column in the state
@@ -33,8 +37,11 @@ from typing import Any
 from harness.counting.counters import CountAnswer, Counter, Unsupported
 
 
-ENGINES = ("cluster", "rows", "profile", "frontier")
+ENGINES = ("cluster", "rows", "profile", "enumerate", "frontier")
 """The programmes ``dp`` tries, fastest first where their domains meet (see the module docstring)."""
+
+ENUMERATE_MOST = 1000
+"""Boards (or deployments) the ``enumerate`` programme lists before it leaves a clued instance to the frontier."""
 
 BOARDS_TOUCHING = ("the dp counts boards only when pieces may not touch (else a board can hold several "
                    "arrangements): use sat, cpsat or sharpsat")
@@ -61,6 +68,8 @@ def refusals(dep: Any, lay: Any = None, by: str = "deployments") -> dict[str, st
     lay = layout(dep) if lay is None else lay
     out["rows"] = "it counts deployments, not boards" if by == "boards" else rows.unsupported(dep, lay)
     out["profile"] = profile.unsupported(dep, lay)
+    out["enumerate"] = (None if dep.row_clues is not None or dep.col_clues is not None else
+                        "no clues (it lists the boards of clued instances, which are few)")
     out["frontier"] = None
     return out
 
@@ -69,11 +78,11 @@ class DpCounter(Counter):
     name = "dp"
     by = ("deployments", "boards")
     library = None  # battlebench's own programmes, compiled by numba
-    packages = ("numba",)
+    packages = ("numba", "python-sat")  # python-sat: the enumerate programme's SAT solver
     engines = ENGINES  # tried in this order
 
-    requires = ('numba',)
-    install = 'pip install numba'
+    requires = ('numba', 'pysat')
+    install = 'pip install numba python-sat'
 
     @classmethod
     def refuses(cls, dep: Any, by: str = "deployments") -> str | None:
@@ -115,6 +124,14 @@ class DpCounter(Counter):
             return CountAnswer(count_rectangle(dep), True, {**detail, "method": "cluster"})
         if method == "rows":
             return CountAnswer(rows.count(lay), True, {**detail, "method": "rows"})
+        if method == "enumerate":
+            from harness.counting.counters.sat import enumerate_count
+
+            listed = enumerate_count(dep, by, deadline, ENUMERATE_MOST)
+            if listed.complete or "more_than" not in listed.detail:
+                return CountAnswer(listed.count, listed.complete, {**detail, **listed.detail, "method": "enumerate"})
+            detail["refused"]["enumerate"] = f"more than {ENUMERATE_MOST} to list: left to the frontier"
+            return self._frontier(dep, lay, by, detail)
         if method == "profile":
             if by == "boards":
                 try:

@@ -29,28 +29,36 @@ class SatCounter(Counter):
     install = 'pip install python-sat'
 
     def count(self, dep: Any, by: str = "deployments", deadline: float | None = None) -> CountAnswer:
-        from pysat.solvers import Solver
-
-        from harness.counting.counters.cnf import build_cnf
-
         self.check_by(by)
-        cnf = build_cnf(dep)
-        detail = {"variables": cnf.nvars, "clauses": len(cnf.clauses), "solver": SOLVER}
-        if cnf.unsat:
-            return CountAnswer(0, True, detail)
-        watch = cnf.placement_vars if by == "deployments" else cnf.cell_vars
-        found = 0
-        with Solver(name=SOLVER, bootstrap_with=cnf.clauses) as solver:
-            while solver.solve():
-                model = solver.get_model()
-                found += 1
-                block = [-v for v in watch if model[v - 1] > 0]
-                if not block:  # nothing placed: this was the only model
-                    break
-                solver.add_clause(block)
-                if deadline is not None and time.monotonic() >= deadline:
-                    return CountAnswer(found, False, detail)
-        return CountAnswer(found, True, detail)
+        return enumerate_count(dep, by, deadline)
 
 
-__all__ = ["SatCounter"]
+def enumerate_count(dep: Any, by: str, deadline: float | None = None, most: int | None = None) -> CountAnswer:
+    """The models of the shared CNF, blocked one by one (see the module docstring); at most ``most`` of them:
+    past that the answer is not complete and its detail says ``more_than``."""
+    from pysat.solvers import Solver
+
+    from harness.counting.counters.cnf import build_cnf
+
+    cnf = build_cnf(dep)
+    detail = {"variables": cnf.nvars, "clauses": len(cnf.clauses), "solver": SOLVER}
+    if cnf.unsat:
+        return CountAnswer(0, True, detail)
+    watch = cnf.placement_vars if by == "deployments" else cnf.cell_vars
+    found = 0
+    with Solver(name=SOLVER, bootstrap_with=cnf.clauses) as solver:
+        while solver.solve():
+            if most is not None and found == most:
+                return CountAnswer(found, False, {**detail, "more_than": most})
+            model = solver.get_model()
+            found += 1
+            block = [-v for v in watch if model[v - 1] > 0]
+            if not block:  # nothing placed: this was the only model
+                break
+            solver.add_clause(block)
+            if deadline is not None and time.monotonic() >= deadline:
+                return CountAnswer(found, False, detail)
+    return CountAnswer(found, True, detail)
+
+
+__all__ = ["SatCounter", "enumerate_count"]
