@@ -8,7 +8,8 @@ benchmark does not clear that cache) with a limit of ``--limit`` seconds: it tim
 first count and then a second, warm one, CPU and wall, and checks the counts: every leg
 of an instance must give the same integer (the instance's known count where it has one).
 Marginals of a 10x10 no-touch game position after 12 shots are timed the same way (every
-method giving marginals must give the same integers).  Writes ``legs.csv`` and ``summary.md``
+method giving marginals must give the same integers), and the cold start: ``battlebench count``
+with numba's cache in an empty folder, then again.  Writes ``legs.csv`` and ``summary.md``
 (warm CPU side by side, the ratio of each programme to the dp); exits 1 on any disagreement.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import subprocess
 import sys
 import time
@@ -44,7 +46,9 @@ INSTANCES = {
     "hex_green": (DEPLOY / "hex_green.toml"),
     "sb_12_12_5_0 (clues)": (REPO / "instances" / "solbat" / "sb_12_12_5_0.toml"),
 }
-PROGRAMMES = ("dp", "cluster", "rows", "profile", "frontier")
+PROGRAMMES = ("dp", "cluster", "rows", "profile", "frontier", "sat")
+COLD = ("standard_10x10", "standard_10x10_notouch_unlabelled")  # the cold start is timed on these
+ENUMERATED = {"sb_12_12_5_0 (clues)"}  # the sat counter's enumeration is timed on these only (few boards)
 
 LEG = r'''
 import json, sys, time
@@ -61,7 +65,7 @@ from harness.counting.counters import get_counter
 from harness.counting.placements import layout
 from harness.counting.reduce import without_sunk
 def run():
-    if prog in ("dp", "cluster", "frontier"):
+    if prog in ("dp", "cluster", "frontier", "sat"):
         counter = get_counter(prog)
         why = counter.refuses(dep)
         if why:
@@ -142,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         arg = json.dumps(str(spec) if isinstance(spec, Path) else list(spec))
         counts = {}
         for prog in PROGRAMMES:
+            if prog == "sat" and name not in ENUMERATED:
+                continue
             got = leg(LEG, [arg, prog], args.limit)
             row = {"instance": name, "programme": prog, "how": got.get("how", ""), "count": got.get("count", ""),
                    "first_cpu_s": got.get("first", {}).get("cpu", ""), "first_wall_s": got.get("first", {}).get("wall", ""),
@@ -155,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         values = set(counts.values()) | ({known} if known else set())
         if len(values) > 1:
             bad.append(f"{name}: {counts} (known {known})")
+    cold = [cold_start(DEPLOY / f"{name}.toml") for name in COLD]
     mrows = []
     board = str(DEPLOY / "standard_10x10_notouch_unlabelled.toml")
     seen = set()
@@ -171,16 +178,36 @@ def main(argv: list[str] | None = None) -> int:
         w.writeheader()
         w.writerows(rows)
     (args.out / "marginals.json").write_text(json.dumps(mrows, indent=1))
-    (args.out / "summary.md").write_text(summary(rows, mrows, bad, args))
+    (args.out / "summary.md").write_text(summary(rows, mrows, cold, bad, args))
     print("\n".join(bad) or "every programme agrees on every instance")
     return 1 if bad else 0
+
+
+def cold_start(path: Path) -> dict:
+    """``battlebench count PATH`` twice with numba's cache in an empty folder: the first pays compilation (the
+    worker's warm-up), the second does not; CPU of the whole command (children included) and the warm-up."""
+    import resource
+    import tempfile
+
+    out = {"instance": path.stem}
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "NUMBA_CACHE_DIR": tmp}
+        for leg_name in ("cold", "cached"):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            done = subprocess.run([str(Path(sys.executable).parent / "battlebench"), "count", str(path), "--json"], env=env,
+                                  capture_output=True, text=True, cwd=REPO)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            got = json.loads(done.stdout) if done.returncode == 0 else {}
+            out[leg_name] = {"cpu": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+                             "warmup": got.get("times", {}).get("warmup_s"), "count": got.get("count")}
+    return out
 
 
 def _fmt(v) -> str:
     return f"{v:.3f}" if isinstance(v, float) else (v or "–")
 
 
-def summary(rows: list[dict], mrows: list[dict], bad: list[str], args) -> str:
+def summary(rows: list[dict], mrows: list[dict], cold: list[dict], bad: list[str], args) -> str:
     out = ["# The dp's dispatch against each exact programme forced", "",
            f"`python benchmarks/counting_dispatch.py --out {args.out.relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}"
            f" --limit {args.limit:g}`: each leg a fresh process (numba's on-disk cache warm), a first count then a "
@@ -215,6 +242,12 @@ def summary(rows: list[dict], mrows: list[dict], bad: list[str], args) -> str:
             out.append(f"| {m['method']} | {first:.3f} | {warm:.3f} | {', '.join(m['totals'])} |")
         else:
             out.append(f"| {m['method']} | – | – | {m.get('timeout') or m.get('error')} |")
+    out += ["", "## Cold start: `battlebench count FILE` with numba's cache empty, then again", "",
+            "| instance | first: command CPU (s) | its worker's warm-up (s) | again: command CPU (s) | warm-up (s) |",
+            "|---|---:|---:|---:|---:|"]
+    for c in cold:
+        out.append(f"| {c['instance']} | {c['cold']['cpu']:.1f} | {_fmt(c['cold']['warmup'])} | {c['cached']['cpu']:.1f} | "
+                   f"{_fmt(c['cached']['warmup'])} |")
     out += ["", "Agreement: " + ("; ".join(bad) if bad else "every programme that counted an instance gave the same "
                                  "integer, equal to its known count where it has one; the marginals' methods agree."), ""]
     return "\n".join(out)
