@@ -126,10 +126,12 @@ def block_table(shapes: tuple, touching: bool) -> dict[tuple[int, int], int]:
 
     key = _key(shapes, touching)
     path = _cache_dir() / f"{key}.json"
-    try:
-        return {tuple(map(int, k.split("x"))): v for k, v in json.loads(_stored(key).read_text())["table"].items()}
-    except (OSError, ValueError, KeyError, AttributeError):
-        pass
+    stored = _stored(key)
+    if stored is not None:
+        try:
+            return {tuple(map(int, k.split("x"))): v for k, v in json.loads(stored.read_text())["table"].items()}
+        except (OSError, ValueError, KeyError):
+            pass  # unreadable: computed again and written to the cache
     k = len(shapes)
     most = max(len(s) for s in shapes)
     cells = max(len(o) for s in shapes for o in s)

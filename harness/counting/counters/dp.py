@@ -59,8 +59,8 @@ def _cluster_refusal(dep: Any, by: str) -> str | None:
 
 def refusals(dep: Any, lay: Any = None, by: str = "deployments") -> dict[str, str | None]:
     """Each programme's domain as a predicate on the instance (after sunk pieces are taken off; ``lay`` its
-    layout, made here when not given): None where it takes it, else one line why not.  Cheap and pure: nothing
-    is counted."""
+    layout, made here when not given): None where it takes it, else one line why not.  Cheap: nothing is
+    counted; only the cluster's answer depends on something besides the instance (which tables are on disk)."""
     from harness.counting import profile, rows
     from harness.counting.placements import layout
 
