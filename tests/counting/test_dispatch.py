@@ -68,6 +68,21 @@ def test_a_clued_instance_with_too_many_boards_to_list_goes_to_the_frontier(monk
     assert listed.detail["method"] == "enumerate" and listed.count == answer.count and listed.complete
 
 
+def test_more_column_clues_than_the_frontier_holds_are_listed_to_the_end(monkeypatch):
+    """15 clued columns: the frontier refuses them; the dp lists every board however many (no cap then)."""
+    from harness.counting.counters import dp
+
+    monkeypatch.setattr(dp, "ENUMERATE_MOST", 1)
+    cells = frozenset((r, c) for r in range(2) for c in range(15))
+    dep = Deployment(SQUARE, cells, (Piece("a", SQUARE.straight(2)),), col_clues=(1, 1) + (0,) * 13)
+    assert "column clues" in get_counter("frontier").refuses(dep)
+    assert get_counter("dp").refuses(dep) is None
+    answer = _dp(dep)
+    assert answer.detail["method"] == "enumerate" and answer.complete
+    assert answer.count == brute_count(dep) == 2
+    assert "column clues" in refusals(dep)["frontier"]
+
+
 def test_refusals_are_pure_predicates_that_match_each_programme():
     dep = Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(3)),), touching=False, hits=frozenset({(1, 1)}))
     lay = layout(dep)

@@ -17,7 +17,9 @@ the answer's ``detail.method`` says which ran and ``detail.refused`` why each fa
 * ``enumerate`` (:func:`harness.counting.counters.sat.enumerate_count`): clued instances
   (a puzzle's boards are few): the shared CNF's models listed with python-sat (CaDiCaL)
   and blocked one by one, at most :data:`ENUMERATE_MOST`; past that the frontier counts
-  (and ``detail.refused`` says so).  Exact when it finishes, like every programme here.
+  (and ``detail.refused`` says so), or, where the frontier cannot hold the column clues
+  (the 30x20 puzzles), the listing goes on to the end.  Exact when it finishes, like every
+  programme here.
 * ``frontier`` (:mod:`harness.counting.frontier`): any board (square or hex, islands),
   any pieces, touching allowed or forbidden, hints and clues: row clues with a running
   count in the state, column clues with one 4-bit count per clued column in the state
@@ -47,6 +49,17 @@ BOARDS_TOUCHING = ("the dp counts boards only when pieces may not touch (else a 
                    "arrangements): use sat, cpsat or sharpsat")
 
 
+def frontier_refusal(dep: Any) -> str | None:
+    """What the frontier programme does not take: more column clues (or larger ones) than its state holds."""
+    if dep.col_clues is not None:
+        from harness.counting.frontier import MAX_COL_CLUES
+
+        clued = [v for v in dep.col_clues if v is not None]
+        if len(clued) > MAX_COL_CLUES or any(v > 15 for v in clued):
+            return f"it keeps at most {MAX_COL_CLUES} column clues of at most 15 in its state"
+    return None
+
+
 def _cluster_refusal(dep: Any, by: str) -> str | None:
     from harness.counting.counters.cluster import ClusterCounter, tables_ready
 
@@ -70,7 +83,7 @@ def refusals(dep: Any, lay: Any = None, by: str = "deployments") -> dict[str, st
     out["profile"] = profile.unsupported(dep, lay)
     out["enumerate"] = (None if dep.row_clues is not None or dep.col_clues is not None else
                         "no clues (it lists the boards of clued instances, which are few)")
-    out["frontier"] = None
+    out["frontier"] = frontier_refusal(dep)
     return out
 
 
@@ -88,12 +101,6 @@ class DpCounter(Counter):
     def refuses(cls, dep: Any, by: str = "deployments") -> str | None:
         if by == "boards" and dep.touching:
             return BOARDS_TOUCHING
-        if dep.col_clues is not None:
-            from harness.counting.frontier import MAX_COL_CLUES
-
-            clued = [v for v in dep.col_clues if v is not None]
-            if len(clued) > MAX_COL_CLUES or any(v > 15 for v in clued):
-                return f"the dp keeps at most {MAX_COL_CLUES} column clues of at most 15 in its state"
         return super().refuses(dep, by)
 
     def count(self, dep: Any, by: str = "deployments", deadline: float | None = None) -> CountAnswer:
@@ -127,7 +134,9 @@ class DpCounter(Counter):
         if method == "enumerate":
             from harness.counting.counters.sat import enumerate_count
 
-            listed = enumerate_count(dep, by, deadline, ENUMERATE_MOST)
+            # capped only where the frontier can take over
+            most = ENUMERATE_MOST if "frontier" in self.engines and refused["frontier"] is None else None
+            listed = enumerate_count(dep, by, deadline, most)
             if listed.complete or "more_than" not in listed.detail:
                 return CountAnswer(listed.count, listed.complete, {**detail, **listed.detail, "method": "enumerate"})
             detail["refused"]["enumerate"] = f"more than {ENUMERATE_MOST} to list: left to the frontier"
@@ -160,4 +169,4 @@ class DpCounter(Counter):
         return CountAnswer(total, True, detail)
 
 
-__all__ = ["DpCounter", "ENGINES", "refusals"]
+__all__ = ["DpCounter", "ENGINES", "frontier_refusal", "refusals"]

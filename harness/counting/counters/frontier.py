@@ -7,12 +7,19 @@ cross-checked against the row programme on the same instances.
 
 from __future__ import annotations
 
-from harness.counting.counters.dp import DpCounter
+from typing import Any
+
+from harness.counting.counters.dp import DpCounter, frontier_refusal
 
 
 class FrontierCounter(DpCounter):
     name = "frontier"
     engines = ("frontier",)
+
+    @classmethod
+    def refuses(cls, dep: Any, by: str = "deployments") -> str | None:
+        why = frontier_refusal(dep)
+        return f"the frontier programme cannot take it: {why}" if why else super().refuses(dep, by)
 
 
 __all__ = ["FrontierCounter"]
