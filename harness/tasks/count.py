@@ -84,7 +84,8 @@ class CountRequest(Request):
 def _warm_cases() -> list[Any]:
     """Tiny instances that take every compiled programme's path, one for each of the dp's programmes in its order:
     a plain rectangle (cluster), a miss (rows), ships apart with a hit (profile), a clue (enumerate), a bent
-    piece (frontier)."""
+    piece and a miss (frontier; every case but the first has a hint or a clue, so whatever tables are on disk the
+    cluster takes none of them)."""
     from harness.counting.format import parse_deployment
 
     head = '[meta]\nname = "warm"\n[grid]\nrows = 3\ncols = 3\n'
@@ -92,7 +93,7 @@ def _warm_cases() -> list[Any]:
              head + '[pieces]\nA = 2\nB = 1\n[hints]\nmisses = [[0, 0]]\n',
              head + '[rules]\ntouching = false\n[pieces]\nA = 2\nB = 1\n[hints]\nhits = [[1, 1]]\n',
              head + '[rules]\ntouching = false\n[pieces]\nA = 2\nB = 1\n[clues]\nrows = [2, "?", "?"]\n',
-             head + '[rules]\ntouching = false\n[pieces]\nB = 1\n[pieces.L]\ncells = [[0, 0], [1, 0], [1, 1]]\n')
+             head + '[pieces]\nB = 1\n[pieces.L]\ncells = [[0, 0], [1, 0], [1, 1]]\n[hints]\nmisses = [[2, 2]]\n')
     return [parse_deployment(text, file="<warm-up>") for text in texts]
 
 
