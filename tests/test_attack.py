@@ -231,9 +231,10 @@ def test_3_a_plugins_warm_up_runs_under_the_memory_limit(capsys, tmp_path, monke
 
 def test_5_a_huge_board_is_timed_from_the_hand_over_and_stopped_a_second_after_its_limit(capsys, tmp_path):
     """A 1000 x 1000 board at ``--time-limit 5`` recorded 25-35 s.  The deadline runs from the moment the request
-    is handed to the worker (its pickling included), and the worker ends the run a second after SIGTERM."""
+    is handed to the worker (its pickling included), and the worker ends the run a second after SIGTERM.  Seven
+    pieces, so that the cluster expansion (at most six, answering in moments) leaves it to the row programme."""
     board = _deployment(tmp_path, "kilo", "[grid]\nrows = 1000\ncols = 1000\n[pieces]\nCarrier = 5\nBattleship = 4\n"
-                                          "Submarine = 3\nCruiser = 3\nDestroyer = 2\n")
+                                          "Submarine = 3\nCruiser = 3\nDestroyer = 2\nPatrol = 2\nScout = 1\n")
     code, out, err = run(capsys, "count", board, "--time-limit", "2", "--grace", "60", "--json")
     row = json.loads(out)
     assert code == 1 and row["status"] == "timeout", row
