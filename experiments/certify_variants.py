@@ -352,18 +352,27 @@ def run_one(path: str, variant: str, limit: float) -> dict:
     return {"instance": Path(path).stem, "variant": variant} | row
 
 
+RESOLUTION = 0.01  # the rows' times are rounded to this; a time shown as 0.0 counts as this much in a ratio
+
+
 def ratios(rows: list[dict], base: str = "lf") -> dict[str, tuple[int, float | None, float | None]]:
-    """variant -> (instances decided by both it and ``base``, geometric mean of wall and of CPU ratios)."""
+    """variant -> (instances decided by both it and ``base``, geometric mean of wall and of CPU ratios).
+
+    Times are floored at ``RESOLUTION``: a run too quick to measure (0.0 s after rounding) makes no ratio infinite."""
     ok = ("unique", "not-unique", "no-board")
     by = {(r["instance"], r["variant"]): r for r in rows if r["result"] in ok}
     out = {}
     for variant in dict.fromkeys(r["variant"] for r in rows):
         pairs = [(by[i, variant], by[i, base]) for (i, v) in by if v == variant and (i, base) in by]
-        walls = [math.log(a["wall_s"] / b["wall_s"]) for a, b in pairs]
-        cpus = [math.log(a["cpu_s"] / b["cpu_s"]) for a, b in pairs]
+        walls = [_log_ratio(a["wall_s"], b["wall_s"]) for a, b in pairs]
+        cpus = [_log_ratio(a["cpu_s"], b["cpu_s"]) for a, b in pairs]
         out[variant] = (len(pairs), math.exp(sum(walls) / len(walls)) if walls else None,
                         math.exp(sum(cpus) / len(cpus)) if cpus else None)
     return out
+
+
+def _log_ratio(a: float, b: float) -> float:
+    return math.log(max(float(a), RESOLUTION) / max(float(b), RESOLUTION))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -70,6 +70,15 @@ def test_ratios_leave_out_runs_either_side_did_not_decide(load_benchmark):
     assert n == 2 and wall == pytest.approx(1.0) and cpu == pytest.approx(2.0)
 
 
+def test_a_run_too_quick_to_measure_counts_as_the_resolution_not_zero(load_benchmark):
+    # CI once measured 0.0 s CPU for a 5x5 instance (rounded to 0.01 s) and the ratio divided by zero
+    bench = load_benchmark("certify_variants")
+    rows = [{"instance": "a", "variant": v, "result": "no-board", "wall_s": w, "cpu_s": c}
+            for v, w, c in [("lf", 0.01, 0.0), ("x", 0.02, 0.0)]]
+    n, wall, cpu = bench.ratios(rows)["x"]
+    assert n == 1 and wall == pytest.approx(2.0) and cpu == pytest.approx(1.0)
+
+
 def _fake_run(calls):
     def run_one(path, variant, limit):
         from pathlib import Path
