@@ -106,103 +106,146 @@ def _reduce(vals, n, mods):
 
 
 @nb.njit(cache=True, nogil=True)
-def forward(keys, vals, r, c, W, bits, hbits, notouch, hit, hstart, vstart, hlen, vlen, digit, cnt, stride, mods,
-            ordered):
-    """One cell forward: the next layer's keys (sorted when ``ordered``), values ``(S, M, F)`` and whether a
-    value of a wrapping modulus passed 2**63 (then it is no longer the count itself, only its residue); a state
-    that nothing reaches with a non-zero value is not kept."""
-    S, M, F = vals.shape
+def _slot(table, nkeys, k):
+    """Where key ``k`` is in the open-addressing ``table`` (a power of two long; -1 empty) of indices into
+    ``nkeys``: its index, or ``-1 - position`` of the empty place it would take."""
+    size = table.shape[0]
+    h = k * 0x5851F42D4C957F2D
+    h ^= h >> 29
+    p = h & (size - 1)
+    while True:
+        j = table[p]
+        if j < 0:
+            return -1 - p
+        if nkeys[j] == k:
+            return j
+        p = (p + 1) & (size - 1)
+
+
+@nb.njit(cache=True, nogil=True)
+def _rehash(nkeys, ns, size):
+    table = np.full(size, -1, np.int32)
+    for j in range(ns):
+        p = -1 - _slot(table, nkeys, nkeys[j])
+        table[p] = j
+    return table
+
+
+@nb.njit(cache=True, nogil=True)
+def _live(vals, s, M, st, k, F):
+    """Whether state ``s`` has a non-zero value on a fleet entry with fewer than ``k`` copies of a type of
+    stride ``st`` (those are contiguous runs of ``st * k`` entries every ``st * (k + 1)``)."""
+    block = st * (k + 1)
+    for b in range(0, F, block):
+        for m in range(M):
+            for f in range(b, b + st * k):
+                if vals[s, m, f] != 0:
+                    return True
+    return False
+
+
+@nb.njit(cache=True, nogil=True)
+def forward(keys, vals, S, r, c, W, bits, hbits, notouch, hit, hstart, vstart, hlen, vlen, digit, cnt, stride, mods,
+            nkeys, nvals, edge, kind):
+    """One cell forward from the first ``S`` states of ``keys``, ``vals`` (``(., M, F)``) into the buffers
+    ``nkeys``, ``nvals`` (grown when they are too small; reused, so no layer pays the system for fresh zeroed
+    memory): the next layer's number of states, its keys and values buffers, whether a value of a wrapping
+    modulus passed 2**63 (then it is no longer the count itself, only its residue) and the keys' hash table
+    (for :func:`backward`); a state that nothing reaches with a non-zero value is not kept.  When ``edge`` has
+    rows (``(S, 2T + 1)``), each state's moves are written there: the next state's index (-1: none) and in
+    ``kind`` the move's (-1 none, else ``2 t + orientation - 1``), so :func:`backward` need not find them again."""
+    M, F = vals.shape[1], vals.shape[2]
     T = hlen.shape[0]
-    slot = nb.typed.Dict.empty(nb.int64, nb.int64)
-    cap = max(16, S + S // 4)
-    nkeys = np.empty(cap, np.int64)
-    nvals = np.zeros((cap, M, F), np.int64)
+    cap = nkeys.shape[0]
+    size = 64
+    while size < 2 * (S + S // 4):  # the next layer is about as large as this one: at most half full
+        size *= 2
+    table = np.full(size, -1, np.int32)
     ok = np.empty(2 * T + 1, np.int64)
     ot = np.empty(2 * T + 1, np.int64)
     oo = np.empty(2 * T + 1, np.int64)
     ns = 0
-    wrapped = False
+    sign = 0  # the OR of every sum: negative when one passed 2**63 (two values below 2**63 sum below 2**64)
+    record = edge.shape[0] > 0
+    if record:
+        edge[:S] = -1
     for s in range(S):
         n = options(keys[s], r, c, W, bits, hbits, notouch, hit, hstart, vstart, hlen, vlen, ok, ot, oo)
         for q in range(n):
             t = ot[q]
-            if t >= 0:  # a placement: only when some fleet entry has a copy of t left and a value
-                live = False
-                for f in range(F):
-                    if digit[t, f] < cnt[t]:
-                        for m in range(M):
-                            if vals[s, m, f] != 0:
-                                live = True
-                                break
-                        if live:
-                            break
-                if not live:
-                    continue
+            if t >= 0 and not _live(vals, s, M, stride[t], cnt[t], F):
+                continue  # a placement needs a fleet entry with a copy of t left and a value
             k = ok[q]
-            if k in slot:
-                j = slot[k]
-            else:
+            j = _slot(table, nkeys, k)
+            if j < 0:
                 if ns == cap:
-                    cap *= 2
-                    grown = np.zeros((cap, M, F), np.int64)
+                    cap = max(16, 2 * cap)
+                    grown = np.empty((cap, M, F), np.int64)
                     grown[:ns] = nvals[:ns]
                     nvals = grown
                     gk = np.empty(cap, np.int64)
                     gk[:ns] = nkeys[:ns]
                     nkeys = gk
+                if 2 * (ns + 1) > size:
+                    size *= 2
+                    table = _rehash(nkeys, ns, size)
+                    j = _slot(table, nkeys, k)
+                nkeys[ns] = k
+                nvals[ns] = 0
+                table[-1 - j] = ns
                 j = ns
-                slot[k] = j
-                nkeys[j] = k
                 ns += 1
+            if record:
+                edge[s, q] = j
+                kind[s, q] = -1 if t < 0 else 2 * t + oo[q] - 1
             if t < 0:
                 for m in range(M):
                     for f in range(F):
-                        nvals[j, m, f] += vals[s, m, f]
-                        wrapped |= nvals[j, m, f] < 0  # two values below 2**63 sum below 2**64
+                        v = nvals[j, m, f] + vals[s, m, f]
+                        nvals[j, m, f] = v
+                        sign |= v
             else:
                 st = stride[t]
-                for f in range(F):
-                    if digit[t, f] < cnt[t]:
-                        for m in range(M):
-                            nvals[j, m, f + st] += vals[s, m, f]
-                            wrapped |= nvals[j, m, f + st] < 0
+                run = st * cnt[t]
+                for b in range(0, F, st * (cnt[t] + 1)):
+                    for m in range(M):
+                        for f in range(b, b + run):
+                            v = nvals[j, m, f + st] + vals[s, m, f]
+                            nvals[j, m, f + st] = v
+                            sign |= v
     _reduce(nvals, ns, mods)
-    if not ordered:
-        return nkeys[:ns], nvals[:ns], wrapped
-    order = np.argsort(nkeys[:ns])
-    return nkeys[:ns][order], nvals[:ns][order], wrapped
+    return ns, nkeys, nvals, sign < 0, table
 
 
 @nb.njit(cache=True, nogil=True)
-def backward(keys, fvals, nkeys, nback, r, c, W, bits, hbits, notouch, hit, hstart, vstart, hlen, vlen, digit, cnt,
-             stride, mods, per):
-    """One cell backward: the completions of this layer's states (``(S, M, F)``) from the next layer's
-    (``nback``, keys ``nkeys`` sorted); adds into ``per[t, o - 1, m]`` the deployments that start a copy of
-    type ``t`` in orientation ``o`` at this cell (forward value times the completions after it)."""
+def backward(fvals, edge, kind, nback, cnt, stride, mods, per, back):
+    """One cell backward: the completions of this layer's states (``fvals``: ``(S, M, F)``) from the next layer's
+    (``nback``) along the moves :func:`forward` wrote in ``edge`` and ``kind``, into the buffer ``back`` (grown
+    when too small: it is returned); adds into ``per[t, o - 1, m]`` the deployments that start a copy of type
+    ``t`` in orientation ``o`` at this cell (forward value times the completions after it)."""
     S, M, F = fvals.shape
-    T = hlen.shape[0]
-    back = np.zeros((S, M, F), np.int64)
-    ok = np.empty(2 * T + 1, np.int64)
-    ot = np.empty(2 * T + 1, np.int64)
-    oo = np.empty(2 * T + 1, np.int64)
+    if back.shape[0] < S:
+        back = np.empty((max(S, 2 * back.shape[0]), M, F), np.int64)
     for s in range(S):
-        n = options(keys[s], r, c, W, bits, hbits, notouch, hit, hstart, vstart, hlen, vlen, ok, ot, oo)
-        for q in range(n):
-            j = np.searchsorted(nkeys, ok[q])
-            if j >= nkeys.shape[0] or nkeys[j] != ok[q]:
-                continue  # a state dropped forward (nothing reaches it)
-            t = ot[q]
-            if t < 0:
+        back[s] = 0
+        for q in range(edge.shape[1]):
+            j = edge[s, q]
+            if j < 0:
+                continue
+            code = kind[s, q]
+            if code < 0:
                 for m in range(M):
                     for f in range(F):
                         back[s, m, f] += nback[j, m, f]
             else:
+                t = code >> 1
+                o = code & 1
                 st = stride[t]
-                o = oo[q] - 1
+                run = st * cnt[t]
                 for m in range(M):
                     acc = 0
-                    for f in range(F):
-                        if digit[t, f] < cnt[t]:
+                    for blk in range(0, F, st * (cnt[t] + 1)):
+                        for f in range(blk, blk + run):  # the entries with a copy of t left
                             b = nback[j, m, f + st]
                             back[s, m, f] += b
                             if mods[m] == 0:

@@ -13,6 +13,7 @@ placement filters: the counters enforce them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import permutations
@@ -37,7 +38,7 @@ class Layout:
     cells: tuple[Cell, ...]  # index -> cell
     index: dict  # cell -> index
     types: tuple[PieceType, ...]
-    halo: dict  # placement (tuple of indices) -> sorted indices touching it (touching forbidden only)
+    halo: Mapping  # placement (tuple of indices) -> sorted indices touching it (touching forbidden only)
     hits: frozenset[int]
     rows: tuple[int, ...]  # per cell index, its row (square boards; 0 on hex boards)
 
@@ -114,18 +115,41 @@ def placements_of(dep: Deployment, piece_index: int, index: dict) -> set[tuple[i
     return out
 
 
+class _Halos(Mapping):
+    """Every placement's halo (the cells touching it), computed on first use: the profile programme, which
+    counts most no-touch positions, never asks."""
+
+    def __init__(self, grid, cells, index, types):
+        self._args = (grid, cells, index, types)
+        self._map: dict | None = None
+
+    def _halos(self) -> dict:
+        if self._map is None:
+            grid, cells, index, types = self._args
+            self._map = {}
+            for t in types:
+                for p in t.placements:
+                    around = {index[n] for i in p for n in grid.around(cells[i]) if n in index}
+                    self._map[p] = tuple(sorted(around - set(p)))
+        return self._map
+
+    def __getitem__(self, p):
+        return self._halos()[p]
+
+    def __iter__(self):
+        return iter(self._halos())
+
+    def __len__(self) -> int:
+        return len(self._halos())
+
+
 def layout(dep: Deployment) -> Layout:
     """Cells in counting order and every piece's placements (and halos when touching is forbidden)."""
     cells = _order(dep)
     index = {c: i for i, c in enumerate(cells)}
     types = tuple(PieceType(p.name, p.count, tuple(sorted(placements_of(dep, k, index))))
                   for k, p in enumerate(dep.pieces))
-    halo: dict = {}
-    if not dep.touching:
-        for t in types:
-            for p in t.placements:
-                around = {index[n] for i in p for n in dep.grid.around(cells[i]) if n in index}
-                halo[p] = tuple(sorted(around - set(p)))
+    halo = {} if dep.touching else _Halos(dep.grid, cells, index, types)
     rows = tuple(c[0] if dep.grid.kind == "square" else 0 for c in cells)
     return Layout(tuple(cells), index, types, halo, frozenset(index[c] for c in dep.hits), rows)
 

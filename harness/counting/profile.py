@@ -40,6 +40,9 @@ from harness.counting.deployment import Deployment
 from harness.counting.frontier import crt, primes
 from harness.counting.placements import Layout, bent, told_apart
 
+ARENA_KEEP = 1 << 25
+"""Values (int64) of the forward layers' buffer a process keeps between calls of :func:`placement_counts`."""
+
 MAX_VECTOR = 200_000
 """The fleet vector's length the programme takes (copies placed per type, mixed radix)."""
 
@@ -184,6 +187,42 @@ def _splits(lay: Layout):
     return merged, product(*choices)
 
 
+class _Arena:
+    """Where :func:`placement_counts` keeps its forward layers: one large buffer per vector shape, kept between
+    calls up to :data:`ARENA_KEEP` values (a game asks for position after position), so the layers are written
+    once into memory the process already has rather than copied into memory the system must first zero."""
+
+    _kept: dict = {}
+
+    def __init__(self, M: int, F: int, rows: int):
+        self.keys = np.empty(rows, np.int64)
+        self.vals = np.empty((rows, M, F), np.int64)
+        self.off = 0
+
+    @classmethod
+    def get(cls, M: int, F: int) -> "_Arena":
+        arena = cls._kept.pop((M, F), None) or cls(M, F, 1 << 12)
+        arena.off = 0
+        return arena
+
+    def room(self, S: int) -> tuple:
+        """Buffers for the next layer (about ``S`` states; the forward step grows its own when it needs more)."""
+        if self.keys.shape[0] - self.off < S + S // 2 + 16:
+            self.keep()
+            M, F = self.vals.shape[1:]
+            grown = _Arena(M, F, max(self.keys.shape[0] * 3 // 2, 4 * S + 16))
+            self.keys, self.vals, self.off = grown.keys, grown.vals, 0
+        return self.keys[self.off:], self.vals[self.off:]
+
+    def used(self, keys: np.ndarray, n: int) -> None:
+        if n and keys.ctypes.data == self.keys[self.off:].ctypes.data:  # written in place, not into a grown copy
+            self.off += n
+
+    def keep(self) -> None:
+        if self.vals.size <= ARENA_KEEP:
+            _Arena._kept[self.vals.shape[1:]] = self
+
+
 def _run_split(dep: Deployment, lay: Layout, geometry: tuple, split: tuple, merged: list, mods: np.ndarray,
                want: bool):
     from harness.counting import _profile_nb as nb
@@ -202,31 +241,43 @@ def _run_split(dep: Deployment, lay: Layout, geometry: tuple, split: tuple, merg
     keys = np.zeros(1, np.int64)
     vals = np.zeros((1, M, plan.F), np.int64)
     vals[0, :, 0] = 1
+    S, spare = 1, (np.empty(16, np.int64), np.empty((16, M, plan.F), np.int64))
     layers, peak, wrapped = [], 1, False
     cells = [(r, c) for r in range(plan.height) for c in range(plan.width)]
+    arena = _Arena.get(M, plan.F) if want else None
+    T = len(plan.kinds)
+    edge, kind = np.empty((0, 2 * T + 1), np.int32), np.empty((0, 2 * T + 1), np.int8)
     for r, c in cells:
         if want:
-            layers.append((keys, vals))
-        keys, vals, over = nb.forward(keys, vals, *plan.args(r, c), mods, want)
+            spare = arena.room(S)
+            edge, kind = np.empty((S, 2 * T + 1), np.int32), np.empty((S, 2 * T + 1), np.int8)
+            layers.append((vals[:S], edge, kind))
+        ns, nkeys, nvals, over, _ = nb.forward(keys, vals, S, *plan.args(r, c), mods, *spare, edge, kind)
+        if want:
+            arena.used(nkeys, ns)
+        else:
+            spare = (keys, vals)  # two buffers in turn
+        keys, vals, S = nkeys, nvals, ns
         wrapped |= over
-        peak = max(peak, len(keys))
-        if not len(keys):
+        peak = max(peak, S)
+        if not S:
             return [0] * M, {}, peak, wrapped
-    full = [sum(int(x) for x in vals[:, m, plan.F - 1]) for m in range(M)]  # Python integers: no overflow
+    full = [sum(int(x) for x in vals[:S, m, plan.F - 1]) for m in range(M)]  # Python integers: no overflow
     per: dict = {}
     if want:
-        back = np.zeros_like(vals)
+        back = np.zeros((S, M, plan.F), np.int64)
         back[:, :, plan.F - 1] = 1
-        nkeys = keys
-        T = len(plan.kinds)
-        for (r, c), (fkeys, fvals) in zip(reversed(cells), reversed(layers)):
+        spare = np.empty_like(back)
+        for (r, c), (fvals, edge, kind) in zip(reversed(cells), reversed(layers)):
             acc = np.zeros((T, 2, M), np.int64)
-            back = nb.backward(fkeys, fvals, nkeys, back, *plan.args(r, c), mods, acc)
-            nkeys = fkeys
+            got = nb.backward(fvals, edge, kind, back, plan.cnt, plan.stride, mods, acc, spare)
+            spare, back = back, got
             for q, (t, _, _) in enumerate(plan.kinds):
                 for o in (1, 2):
                     if acc[q, o - 1].any():
                         per[(t, plan.at[(r, c, q, o)])] = acc[q, o - 1].copy()
+    if want:
+        arena.keep()
     return full, per, peak, wrapped
 
 

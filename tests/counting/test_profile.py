@@ -56,6 +56,36 @@ def test_profile_per_placement_counts_are_brute_forces(dep):
     assert {k: v for k, v in per.items() if v} == b_per
 
 
+def test_the_kept_layer_buffer_serves_position_after_position(monkeypatch):
+    # placement_counts writes its forward layers into a buffer the process keeps between calls: a second call
+    # (a smaller position, then the first again) must not read what an earlier one left there
+    base = read_deployment(ROOT / "standard_10x10.toml")
+    big = Deployment(SQUARE, frozenset((r, c) for r in range(6) for c in range(6)), base.pieces[3:],
+                     touching=False, misses=frozenset({(0, 0)}))
+    small = Deployment(SQUARE, frozenset((r, c) for r in range(4) for c in range(5)), base.pieces[3:],
+                       touching=False, hits=frozenset({(1, 1)}))
+    monkeypatch.setattr(profile._Arena, "_kept", {})
+    want = [brute_placement_counts(d) for d in (big, small)]
+    for k in (0, 1, 0, 1):
+        dep = (big, small)[k]
+        total, per = profile.placement_counts(dep, layout(dep))
+        assert (total, {p: v for p, v in per.items() if v}) == want[k]
+    assert profile._Arena._kept  # it was kept
+
+
+def test_a_layer_larger_than_the_buffer_given_grows_its_own(monkeypatch):
+    # the forward step grows its own buffers when a layer outgrows the room it was given (the layer then lives
+    # outside the kept buffer, which must not count it as used)
+    dep = Deployment(SQUARE, frozenset((r, c) for r in range(5) for c in range(5)),
+                     (Piece("a", SQUARE.straight(3)), Piece("b", SQUARE.straight(2)), Piece("c", SQUARE.straight(2))),
+                     touching=False)
+    monkeypatch.setattr(profile._Arena, "_kept", {})
+    monkeypatch.setattr(profile._Arena, "room", lambda self, S: (self.keys[self.off:self.off + 1],
+                                                                 self.vals[self.off:self.off + 1]))
+    total, per = profile.placement_counts(dep, layout(dep))
+    assert (total, {k: v for k, v in per.items() if v}) == brute_placement_counts(dep)
+
+
 def test_two_names_of_one_length_are_merged_and_told_apart_again():
     cells = frozenset((r, c) for r in range(4) for c in range(4))
     dep = Deployment(SQUARE, cells, (Piece("a", SQUARE.straight(3)), Piece("b", SQUARE.straight(3)),

@@ -236,3 +236,27 @@ def test_density_leaves_the_water_around_a_sunk_ship_alone_where_ships_may_not_t
     score = dict(zip(density.cells, density.scores(game.position)))
     assert all(score[c] <= 0 for c in ((0, 2), (1, 0), (1, 1), (1, 2)))
     assert density.shot(game.position) not in {(0, 2), (1, 0), (1, 1), (1, 2)}
+
+
+def test_posterior_memo_forgets_the_least_recently_used_position_first(monkeypatch):
+    # the openings every game asks for must survive a long campaign's stream of one-off late positions
+    import harness.counting.marginals as marginals_module
+    from harness.play.strategies import posterior
+
+    deps = {n: board(h, 4) for n, h in zip("abcde", range(3, 8))}  # five different positions
+    which = {d.content_hash(): n for n, d in deps.items()}
+    computed = []
+
+    def fake(dep):
+        computed.append(which[dep.content_hash()])
+        return computed[-1]
+
+    monkeypatch.setattr(marginals_module, "marginals", fake)
+    monkeypatch.setattr(posterior, "_MEMO", {})
+    monkeypatch.setattr(posterior, "_MEMO_SIZE", 3)
+    for name in "abcacdae":  # "a" (the opening) comes back every few positions
+        assert posterior._marginals("posterior", deps[name]) == name
+    assert computed == ["a", "b", "c", "d", "e"]  # "a" never computed twice; "b" then "c" forgotten
+    assert list(posterior._MEMO["posterior"]) == [deps[n].content_hash() for n in "dae"]
+    posterior._marginals("posterior", deps["b"])
+    assert computed[-1] == "b"
