@@ -8,8 +8,10 @@ benchmark does not clear that cache) with a limit of ``--limit`` seconds: it tim
 first count and then a second, warm one, CPU and wall, and checks the counts: every leg
 of an instance must give the same integer (the instance's known count where it has one).
 Marginals of a 10x10 no-touch game position after 12 shots are timed the same way (every
-method giving marginals must give the same integers), and the cold start: ``battlebench count``
-with numba's cache in an empty folder, then again.  Writes ``legs.csv`` and ``summary.md``
+method giving marginals must give the same integers), ``battlebench play -s posterior`` on the
+no-touch and the standard 10x10 boards side by side (``--games`` games each: games per CPU second
+as the play command reports them, the strategy's memo of positions warming up over the games),
+and the cold start: ``battlebench count`` with numba's cache in an empty folder, then again.  Writes ``legs.csv`` and ``summary.md``
 (warm CPU side by side, the ratio of each programme to the dp); exits 1 on any disagreement.
 """
 
@@ -48,6 +50,7 @@ INSTANCES = {
 }
 PROGRAMMES = ("dp", "cluster", "rows", "profile", "frontier", "sat")
 COLD = ("standard_10x10", "standard_10x10_notouch_unlabelled")  # the cold start is timed on these
+GAMES = ("standard_10x10_notouch_unlabelled", "standard_10x10")  # posterior's games per second on these
 ENUMERATED = {"sb_12_12_5_0 (clues)"}  # the sat counter's enumeration is timed on these only (few boards)
 
 LEG = r'''
@@ -137,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=REPO / "reports" / "counting-dispatch")
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per leg (first and warm call together)")
     ap.add_argument("--only", nargs="*", help="instance names to run (default: all)")
+    ap.add_argument("--games", type=int, default=30, help="posterior games per board")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     rows, bad = [], []
@@ -162,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(values) > 1:
             bad.append(f"{name}: {counts} (known {known})")
     cold = [cold_start(DEPLOY / f"{name}.toml") for name in COLD]
+    games = [play(DEPLOY / f"{name}.toml", args.games) for name in GAMES]
     mrows = []
     board = str(DEPLOY / "standard_10x10_notouch_unlabelled.toml")
     seen = set()
@@ -178,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         w.writeheader()
         w.writerows(rows)
     (args.out / "marginals.json").write_text(json.dumps(mrows, indent=1))
-    (args.out / "summary.md").write_text(summary(rows, mrows, cold, bad, args))
+    (args.out / "games.json").write_text(json.dumps(games, indent=1))
+    (args.out / "summary.md").write_text(summary(rows, mrows, cold, bad, args, games))
     print("\n".join(bad) or "every programme agrees on every instance")
     return 1 if bad else 0
 
@@ -203,11 +209,21 @@ def cold_start(path: Path) -> dict:
     return out
 
 
+def play(path: Path, games: int) -> dict:
+    """``battlebench play --board PATH -s posterior -n GAMES --json``: its summary (games per second of the
+    workers' measured game times, wall and CPU) and the command's own wall time."""
+    start = time.perf_counter()
+    done = subprocess.run([str(Path(sys.executable).parent / "battlebench"), "play", "--board", str(path), "-s",
+                           "posterior", "-n", str(games), "--json"], capture_output=True, text=True, cwd=REPO)
+    got = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else {"error": done.stderr[-300:]}
+    return {"board": path.stem, "games": games, "command_wall_s": time.perf_counter() - start, **got}
+
+
 def _fmt(v) -> str:
     return f"{v:.3f}" if isinstance(v, float) else (v or "–")
 
 
-def summary(rows: list[dict], mrows: list[dict], cold: list[dict], bad: list[str], args) -> str:
+def summary(rows: list[dict], mrows: list[dict], cold: list[dict], bad: list[str], args, games=()) -> str:
     out = ["# The dp's dispatch against each exact programme forced", "",
            f"`python benchmarks/counting_dispatch.py --out {args.out.relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}"
            f" --limit {args.limit:g}`: each leg a fresh process (numba's on-disk cache warm), a first count then a "
@@ -242,6 +258,15 @@ def summary(rows: list[dict], mrows: list[dict], cold: list[dict], bad: list[str
             out.append(f"| {m['method']} | {first:.3f} | {warm:.3f} | {', '.join(m['totals'])} |")
         else:
             out.append(f"| {m['method']} | – | – | {m.get('timeout') or m.get('error')} |")
+    out += ["", f"## `battlebench play --board FILE -s posterior -n {args.games}` (one worker; its memo of positions "
+            "fills over the games)", "",
+            "| board | games | mean shots | games per s | games per CPU s | command wall (s) |", "|---|---:|---:|---:|---:|---:|"]
+    for g in games:
+        if "error" in g:
+            out.append(f"| {g['board']} | {g['games']} | – | – | – | {g['error']} |")
+        else:
+            out.append(f"| {g['board']} | {g['completed']} | {g['mean_shots']:.1f} | {g['games_per_s']:.2f} | "
+                       f"{g['cpu_games_per_s']:.2f} | {g['command_wall_s']:.1f} |")
     out += ["", "## Cold start: `battlebench count FILE` with numba's cache empty, then again", "",
             "| instance | first: command CPU (s) | its worker's warm-up (s) | again: command CPU (s) | warm-up (s) |",
             "|---|---:|---:|---:|---:|"]

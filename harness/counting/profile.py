@@ -188,39 +188,48 @@ def _splits(lay: Layout):
 
 
 class _Arena:
-    """Where :func:`placement_counts` keeps its forward layers: one large buffer per vector shape, kept between
-    calls up to :data:`ARENA_KEEP` values (a game asks for position after position), so the layers are written
-    once into memory the process already has rather than copied into memory the system must first zero."""
+    """Where :func:`placement_counts` keeps its forward layers (states' keys and values, and each state's moves):
+    large buffers per vector shape, kept between calls while they hold at most :data:`ARENA_KEEP` values (a
+    game asks for position after position), so the layers are written once into memory the process already
+    has rather than into memory the system must first zero."""
 
     _kept: dict = {}
 
-    def __init__(self, M: int, F: int, rows: int):
-        self.keys = np.empty(rows, np.int64)
-        self.vals = np.empty((rows, M, F), np.int64)
-        self.off = 0
+    def __init__(self, M: int, F: int, width: int):
+        self.shape = (M, F, width)
+        self.keys, self.vals = np.empty(1 << 12, np.int64), np.empty((1 << 12, M, F), np.int64)
+        self.edge, self.kind = np.empty((1 << 12, width), np.int32), np.empty((1 << 12, width), np.int8)
+        self.off = self.eoff = 0
 
     @classmethod
-    def get(cls, M: int, F: int) -> "_Arena":
-        arena = cls._kept.pop((M, F), None) or cls(M, F, 1 << 12)
-        arena.off = 0
+    def get(cls, M: int, F: int, width: int) -> "_Arena":
+        arena = cls._kept.pop((M, F, width), None) or cls(M, F, width)
+        arena.off = arena.eoff = 0
         return arena
 
     def room(self, S: int) -> tuple:
-        """Buffers for the next layer (about ``S`` states; the forward step grows its own when it needs more)."""
+        """Buffers for the next layer (about ``S`` states; the forward step grows its own when it needs more)
+        and for the moves of this layer's ``S`` states."""
+        M, F, width = self.shape
         if self.keys.shape[0] - self.off < S + S // 2 + 16:
-            self.keep()
-            M, F = self.vals.shape[1:]
-            grown = _Arena(M, F, max(self.keys.shape[0] * 3 // 2, 4 * S + 16))
-            self.keys, self.vals, self.off = grown.keys, grown.vals, 0
-        return self.keys[self.off:], self.vals[self.off:]
+            rows = max(self.keys.shape[0] * 3 // 2, 4 * S + 16)  # earlier layers keep the old buffer alive
+            self.keys, self.vals, self.off = np.empty(rows, np.int64), np.empty((rows, M, F), np.int64), 0
+        if self.edge.shape[0] - self.eoff < S:
+            rows = max(self.edge.shape[0] * 3 // 2, 4 * S + 16)
+            self.edge, self.kind = np.empty((rows, width), np.int32), np.empty((rows, width), np.int8)
+            self.eoff = 0
+        edge, kind = self.edge[self.eoff:self.eoff + S], self.kind[self.eoff:self.eoff + S]
+        self.eoff += S
+        return self.keys[self.off:], self.vals[self.off:], edge, kind
 
     def used(self, keys: np.ndarray, n: int) -> None:
-        if n and keys.ctypes.data == self.keys[self.off:].ctypes.data:  # written in place, not into a grown copy
+        """The layer just written holds ``n`` states; in this buffer unless the step grew its own."""
+        if n and keys.ctypes.data == self.keys[self.off:].ctypes.data:
             self.off += n
 
     def keep(self) -> None:
         if self.vals.size <= ARENA_KEEP:
-            _Arena._kept[self.vals.shape[1:]] = self
+            _Arena._kept[self.shape] = self
 
 
 def _run_split(dep: Deployment, lay: Layout, geometry: tuple, split: tuple, merged: list, mods: np.ndarray,
@@ -244,13 +253,12 @@ def _run_split(dep: Deployment, lay: Layout, geometry: tuple, split: tuple, merg
     S, spare = 1, (np.empty(16, np.int64), np.empty((16, M, plan.F), np.int64))
     layers, peak, wrapped = [], 1, False
     cells = [(r, c) for r in range(plan.height) for c in range(plan.width)]
-    arena = _Arena.get(M, plan.F) if want else None
     T = len(plan.kinds)
+    arena = _Arena.get(M, plan.F, 2 * T + 1) if want else None
     edge, kind = np.empty((0, 2 * T + 1), np.int32), np.empty((0, 2 * T + 1), np.int8)
     for r, c in cells:
         if want:
-            spare = arena.room(S)
-            edge, kind = np.empty((S, 2 * T + 1), np.int32), np.empty((S, 2 * T + 1), np.int8)
+            *spare, edge, kind = arena.room(S)
             layers.append((vals[:S], edge, kind))
         ns, nkeys, nvals, over, _ = nb.forward(keys, vals, S, *plan.args(r, c), mods, *spare, edge, kind)
         if want:
