@@ -189,7 +189,7 @@ def _splits(lay: Layout):
 
 class _Arena:
     """Where :func:`placement_counts` keeps its forward layers (states' keys and values, and each state's moves):
-    large buffers per vector shape, kept between calls while they hold at most :data:`ARENA_KEEP` values (a
+    large buffers, the last call's kept for the next while they hold at most :data:`ARENA_KEEP` values (a
     game asks for position after position), so the layers are written once into memory the process already
     has rather than into memory the system must first zero."""
 
@@ -200,11 +200,14 @@ class _Arena:
         self.keys, self.vals = np.empty(1 << 12, np.int64), np.empty((1 << 12, M, F), np.int64)
         self.edge, self.kind = np.empty((1 << 12, width), np.int32), np.empty((1 << 12, width), np.int8)
         self.off = self.eoff = 0
+        self.total = self.etotal = 0  # rows this call used, in every buffer it had
+        self.grew = False
 
     @classmethod
     def get(cls, M: int, F: int, width: int) -> "_Arena":
         arena = cls._kept.pop((M, F, width), None) or cls(M, F, width)
-        arena.off = arena.eoff = 0
+        arena.off = arena.eoff = arena.total = arena.etotal = 0
+        arena.grew = False
         return arena
 
     def room(self, S: int) -> tuple:
@@ -214,22 +217,35 @@ class _Arena:
         if self.keys.shape[0] - self.off < S + S // 2 + 16:
             rows = max(self.keys.shape[0] * 3 // 2, 4 * S + 16)  # earlier layers keep the old buffer alive
             self.keys, self.vals, self.off = np.empty(rows, np.int64), np.empty((rows, M, F), np.int64), 0
+            self.grew = True
         if self.edge.shape[0] - self.eoff < S:
             rows = max(self.edge.shape[0] * 3 // 2, 4 * S + 16)
             self.edge, self.kind = np.empty((rows, width), np.int32), np.empty((rows, width), np.int8)
-            self.eoff = 0
+            self.eoff, self.grew = 0, True
         edge, kind = self.edge[self.eoff:self.eoff + S], self.kind[self.eoff:self.eoff + S]
         self.eoff += S
+        self.etotal += S
         return self.keys[self.off:], self.vals[self.off:], edge, kind
 
     def used(self, keys: np.ndarray, n: int) -> None:
         """The layer just written holds ``n`` states; in this buffer unless the step grew its own."""
+        self.total += n
         if n and keys.ctypes.data == self.keys[self.off:].ctypes.data:
             self.off += n
 
     def keep(self) -> None:
-        if self.vals.size <= ARENA_KEEP:
-            _Arena._kept[self.shape] = self
+        """Kept for the next call: when this one outgrew the buffer, one buffer that would have held all of it
+        (a quarter more), so a game's next position, much the same size, fits (its memory is the system's
+        until first written)."""
+        M, F, width = self.shape
+        rows = self.total + self.total // 4 + (1 << 12)
+        if rows * M * F > ARENA_KEEP:
+            return
+        if self.grew:
+            self.keys, self.vals = np.empty(rows, np.int64), np.empty((rows, M, F), np.int64)
+            rows = self.etotal + self.etotal // 4 + (1 << 12)
+            self.edge, self.kind = np.empty((rows, width), np.int32), np.empty((rows, width), np.int8)
+        _Arena._kept = {self.shape: self}  # one buffer at most: a game's fleet vector changes only at a sink
 
 
 def _run_split(dep: Deployment, lay: Layout, geometry: tuple, split: tuple, merged: list, mods: np.ndarray,
