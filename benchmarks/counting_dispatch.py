@@ -7,8 +7,10 @@ new ``battlebench count`` pays once numba's on-disk cache holds the compiled cod
 benchmark does not clear that cache) with a limit of ``--limit`` seconds: it times the
 first count and then a second, warm one, CPU and wall, and checks the counts: every leg
 of an instance must give the same integer (the instance's known count where it has one).
-Marginals of a 10x10 no-touch game position after 12 shots are timed the same way (every
-method giving marginals must give the same integers), ``battlebench play -s posterior`` on the
+Marginals of a 10x10 no-touch game position after 12 shots are timed the same way, warm being
+the third call (the profile programme keeps its layer buffer between calls, sized by the call
+before; a game asks for position after position), and every method giving marginals must give
+the same integers; ``battlebench play -s posterior`` on the
 no-touch and the standard 10x10 boards side by side (``--games`` games each: games per CPU second
 as the play command reports them, the strategy's memo of positions warming up over the games),
 and the cold start: ``battlebench count`` with numba's cache in an empty folder, then again.  Writes ``legs.csv`` and ``summary.md``
@@ -111,7 +113,7 @@ for g in range(3):
     for c in cells[:12]:
         game.shoot(c)
     dep = game.position.deployment()
-    for leg in ("first", "warm"):
+    for leg in ("first", "again", "warm"):  # warm: the third call, the layer buffer kept at the size it needs
         c0, w0 = time.process_time(), time.perf_counter()
         m = marginals(dep, method)
         out.setdefault(leg, []).append({"cpu": time.process_time() - c0, "wall": time.perf_counter() - w0})
@@ -250,14 +252,15 @@ def summary(rows: list[dict], mrows: list[dict], cold: list[dict], bad: list[str
                    f"{_fmt(dp['warm_cpu_s'])} | " + " | ".join(cells) + f" | {ratio} |" if count else
                    f"| {name} | – | {dp['note']} | – | – | " + " | ".join(cells) + " | – |")
     out += ["", "## Marginals of a 10x10 no-touch game position after 12 shots (3 positions)", "",
-            "| method | first CPU per call (s) | warm CPU per call (s) | totals |", "|---|---:|---:|---|"]
+            "| method | first CPU per call (s) | second (s) | warm: third (s) | warm, each position (s) | totals |",
+            "|---|---:|---:|---:|---|---|"]
     for m in mrows:
         if "warm" in m:
-            first = sum(x["cpu"] for x in m["first"]) / len(m["first"])
-            warm = sum(x["cpu"] for x in m["warm"]) / len(m["warm"])
-            out.append(f"| {m['method']} | {first:.3f} | {warm:.3f} | {', '.join(m['totals'])} |")
+            first, again, warm = (sum(x["cpu"] for x in m[k]) / len(m[k]) for k in ("first", "again", "warm"))
+            each = ", ".join(f"{x['cpu']:.3f}" for x in m["warm"])
+            out.append(f"| {m['method']} | {first:.3f} | {again:.3f} | {warm:.3f} | {each} | {', '.join(m['totals'])} |")
         else:
-            out.append(f"| {m['method']} | – | – | {m.get('timeout') or m.get('error')} |")
+            out.append(f"| {m['method']} | – | – | – | – | {m.get('timeout') or m.get('error')} |")
     out += ["", f"## `battlebench play --board FILE -s posterior -n {args.games}` (one worker; its memo of positions "
             "fills over the games)", "",
             "| board | games | mean shots | games per s | games per CPU s | command wall (s) |", "|---|---:|---:|---:|---:|---:|"]

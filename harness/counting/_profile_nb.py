@@ -31,10 +31,11 @@ import numpy as np
 
 
 @nb.njit(cache=True, nogil=True)
-def _next(key, c, W, bits, hbits, notouch, left, x, hrem):
+def _next(key, c, W, bits, hbits, notouch, left, x, hrem, cover):
     """The key after cell (r, c) gets code ``x`` (its own: 0 empty, 1 taken and ending, ``1 + k`` going on below),
     the cell left of it having had code ``left``: column c-1 (and c, at the row's end) become what they say of
-    the next row."""
+    the next row.  A cell of the next row that no placement covers (``cover``, per column) is never blocked:
+    free or blocked, nothing can lie there, so the states that differ only there are one."""
     mask = (1 << bits) - 1
     dpos = W * bits
     two = (key >> dpos) & 1  # the cell (r, c-2) is taken
@@ -43,18 +44,18 @@ def _next(key, c, W, bits, hbits, notouch, left, x, hrem):
         x = 0  # pieces may touch: a cell that ends a piece says nothing to its neighbours
     key |= x << (c * bits)
     if c > 0:
-        below = left if left >= 2 else (1 if notouch and (two == 1 or left >= 1 or x >= 1) else 0)
+        below = left if left >= 2 else (1 if notouch and cover[c - 1] and (two == 1 or left >= 1 or x >= 1) else 0)
         key = (key & ~(mask << ((c - 1) * bits))) | (below << ((c - 1) * bits))
     if c + 1 == W:
-        below = x if x >= 2 else (1 if notouch and (left >= 1 or x >= 1) else 0)
+        below = x if x >= 2 else (1 if notouch and cover[c] and (left >= 1 or x >= 1) else 0)
         key = (key & ~(mask << (c * bits))) | (below << (c * bits))
-    elif notouch and c > 0 and left >= 1:
+    elif notouch and c > 0 and left >= 1 and cover[c]:  # what the next cell needs for the one below it
         key |= 1 << dpos
     return key | (hrem << (dpos + 1))
 
 
 @nb.njit(cache=True, nogil=True)
-def options(key, r, c, W, bits, hbits, notouch, hit, hstart, vstart, hlen, vlen, out_key, out_t, out_o):
+def options(key, r, c, W, bits, hbits, notouch, cover, hit, hstart, vstart, hlen, vlen, out_key, out_t, out_o):
     """The moves from state ``key`` at cell (r, c): their number; each move's next key, type (-1: none) and
     orientation (0 none, 1 along, 2 across) in ``out_*``."""
     mask = (1 << bits) - 1
@@ -64,18 +65,18 @@ def options(key, r, c, W, bits, hbits, notouch, hit, hstart, vstart, hlen, vlen,
     if hrem > 0:  # a piece lying along goes on here
         if up != 0:
             return 0
-        out_key[0] = _next(key, c, W, bits, hbits, notouch, left, 1, hrem - 1)
+        out_key[0] = _next(key, c, W, bits, hbits, notouch, left, 1, hrem - 1, cover)
         out_t[0] = -1
         out_o[0] = 0
         return 1
     if up >= 2:  # a piece lying across goes on here
-        out_key[0] = _next(key, c, W, bits, hbits, notouch, left, up - 1, 0)
+        out_key[0] = _next(key, c, W, bits, hbits, notouch, left, up - 1, 0, cover)
         out_t[0] = -1
         out_o[0] = 0
         return 1
     n = 0
     if not hit:
-        out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 0, 0)
+        out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 0, 0, cover)
         out_t[n] = -1
         out_o[n] = 0
         n += 1
@@ -83,12 +84,12 @@ def options(key, r, c, W, bits, hbits, notouch, hit, hstart, vstart, hlen, vlen,
         return n
     for t in range(hlen.shape[0]):
         if hstart[t]:
-            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, hlen[t] - 1)
+            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, hlen[t] - 1, cover)
             out_t[n] = t
             out_o[n] = 1
             n += 1
         if vstart[t]:
-            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, vlen[t], 0)
+            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, vlen[t], 0, cover)
             out_t[n] = t
             out_o[n] = 2
             n += 1
@@ -145,14 +146,14 @@ def _live(vals, s, M, st, k, F):
 
 
 @nb.njit(cache=True, nogil=True)
-def forward(keys, vals, S, r, c, W, bits, hbits, notouch, hit, hstart, vstart, hlen, vlen, digit, cnt, stride, mods,
-            nkeys, nvals, edge, kind):
+def forward(keys, vals, S, r, c, W, bits, hbits, notouch, cover, hit, hstart, vstart, hlen, vlen, digit, cnt, stride, mods,
+            nkeys, nvals, edge, kind, table):
     """One cell forward from the first ``S`` states of ``keys``, ``vals`` (``(., M, F)``) into the buffers
     ``nkeys``, ``nvals`` (grown when they are too small; reused, so no layer pays the system for fresh zeroed
     memory): the next layer's number of states, its keys and values buffers, whether a value of a wrapping
-    modulus passed 2**63 (then it is no longer the count itself, only its residue) and the keys' hash table
-    (for :func:`backward`); a state that nothing reaches with a non-zero value is not kept.  When ``edge`` has
-    rows (``(S, 2T + 1)``), each state's moves are written there: the next state's index (-1: none) and in
+    modulus passed 2**63 (then it is no longer the count itself, only its residue) and the buffer of its hash
+    table (``table`` unless that was too small: give it back next time); a state that nothing reaches with a
+    non-zero value is not kept.  When ``edge`` has rows (``(S, 2T + 1)``), each state's moves are written there: the next state's index (-1: none) and in
     ``kind`` the move's (-1 none, else ``2 t + orientation - 1``), so :func:`backward` need not find them again."""
     M, F = vals.shape[1], vals.shape[2]
     T = hlen.shape[0]
@@ -160,7 +161,11 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, hit, hstart, vstart, h
     size = 64
     while size < 2 * (S + S // 4):  # the next layer is about as large as this one: at most half full
         size *= 2
-    table = np.full(size, -1, np.int32)
+    if table.shape[0] < size:
+        table = np.empty(size, np.int32)
+    buffer = table  # given back to the caller, for the next cell
+    table = buffer[:size]
+    table[:] = -1
     ok = np.empty(2 * T + 1, np.int64)
     ot = np.empty(2 * T + 1, np.int64)
     oo = np.empty(2 * T + 1, np.int64)
@@ -170,7 +175,7 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, hit, hstart, vstart, h
     if record:
         edge[:S] = -1
     for s in range(S):
-        n = options(keys[s], r, c, W, bits, hbits, notouch, hit, hstart, vstart, hlen, vlen, ok, ot, oo)
+        n = options(keys[s], r, c, W, bits, hbits, notouch, cover, hit, hstart, vstart, hlen, vlen, ok, ot, oo)
         for q in range(n):
             t = ot[q]
             if t >= 0 and not _live(vals, s, M, stride[t], cnt[t], F):
@@ -189,6 +194,7 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, hit, hstart, vstart, h
                 if 2 * (ns + 1) > size:
                     size *= 2
                     table = _rehash(nkeys, ns, size)
+                    buffer = table
                     j = _slot(table, nkeys, k)
                 nkeys[ns] = k
                 nvals[ns] = 0
@@ -214,7 +220,7 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, hit, hstart, vstart, h
                             nvals[j, m, f + st] = v
                             sign |= v
     _reduce(nvals, ns, mods)
-    return ns, nkeys, nvals, sign < 0, table
+    return ns, nkeys, nvals, sign < 0, buffer
 
 
 @nb.njit(cache=True, nogil=True)

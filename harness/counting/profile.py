@@ -123,12 +123,15 @@ class _Plan:
         self.hlen = np.zeros(T, np.int64)
         self.vlen = np.zeros(T, np.int64)
         self.at: dict = {}  # (r, c, kind) -> placement (layout indices)
+        self.cover = np.zeros((H + 1, W), np.bool_)  # cells some placement covers (none below the last row)
         for q, (t, o, _) in enumerate(kinds):
             for p in merged[t][1]:
                 rcs = [rc[i] for i in p]
                 along = len({r for r, _ in rcs}) == 1
                 if o and along != (o == 1):
                     continue
+                for cell in rcs:
+                    self.cover[cell] = True
                 top = min(rcs)
                 (self.hstart if along else self.vstart)[top + (q,)] = True
                 (self.hlen if along else self.vlen)[q] = len(p)
@@ -144,8 +147,8 @@ class _Plan:
         self.notouch = not dep.touching
 
     def args(self, r: int, c: int) -> tuple:
-        return (r, c, self.width, self.bits, self.hbits, self.notouch, bool(self.hit[r, c]), self.hstart[r, c],
-                self.vstart[r, c], self.hlen, self.vlen, self.digit, self.cnt, self.stride)
+        return (r, c, self.width, self.bits, self.hbits, self.notouch, self.cover[r + 1], bool(self.hit[r, c]),
+                self.hstart[r, c], self.vstart[r, c], self.hlen, self.vlen, self.digit, self.cnt, self.stride)
 
 
 def _moduli(bound: int) -> np.ndarray:
@@ -268,6 +271,7 @@ def _run_split(dep: Deployment, lay: Layout, geometry: tuple, split: tuple, merg
     vals[0, :, 0] = 1
     S, spare = 1, (np.empty(16, np.int64), np.empty((16, M, plan.F), np.int64))
     layers, peak, wrapped = [], 1, False
+    table = np.empty(0, np.int32)  # the hash table's buffer, cell after cell
     cells = [(r, c) for r in range(plan.height) for c in range(plan.width)]
     T = len(plan.kinds)
     arena = _Arena.get(M, plan.F, 2 * T + 1) if want else None
@@ -276,7 +280,7 @@ def _run_split(dep: Deployment, lay: Layout, geometry: tuple, split: tuple, merg
         if want:
             *spare, edge, kind = arena.room(S)
             layers.append((vals[:S], edge, kind))
-        ns, nkeys, nvals, over, _ = nb.forward(keys, vals, S, *plan.args(r, c), mods, *spare, edge, kind)
+        ns, nkeys, nvals, over, table = nb.forward(keys, vals, S, *plan.args(r, c), mods, *spare, edge, kind, table)
         if want:
             arena.used(nkeys, ns)
         else:
