@@ -59,7 +59,17 @@ class CountRequest(Request):
     # sets False, to see whether count() does what refuses() says)
 
     def key(self) -> str:
-        return f"count:{self.backend}"
+        """The counter's worker; for ``dp``, one per set of compiled programmes its runs need
+        (:func:`~harness.counting.counters.dp.warm_needs`), so a worker compiles only those."""
+        needs = self._needs()
+        return f"count:{self.backend}" + (f":{'+'.join(needs)}" if needs else "")
+
+    def _needs(self) -> tuple[str, ...]:
+        if self.backend != "dp":
+            return ()
+        from harness.counting.counters.dp import warm_needs
+
+        return warm_needs(self.instance, self.formulation, self.marginals)
 
     def execute(self) -> CountOutcome:
         return execute_count(self.instance, self.backend, self.formulation, self.time_limit_s, self.marginals,
@@ -67,17 +77,30 @@ class CountRequest(Request):
 
     def warm(self) -> dict[str, str]:
         """Import the counter and count tiny instances with it: compilation (numba) is paid here, outside the
-        runs' time limits, not by the first run (its record keeps what this took, ``warmup_s``)."""
+        runs' time limits, not by the first run (its record keeps what this took, ``warmup_s``).  The dp's worker
+        compiles only the programmes of its key (a fresh machine's first ``battlebench count`` of a rectangle:
+        the cluster alone, not all five)."""
         from harness.counting.counters import get_counter
+        from harness.counting.counters.dp import ENGINES
 
         cls = get_counter(self.backend)
-        for dep in _warm_cases():
+        needs = self._needs()
+        for engine, dep in zip(ENGINES, _warm_cases()):
+            if needs and engine not in needs:
+                continue  # the dp's runs of this worker need other programmes (see key())
             for by in cls.by:
                 if cls.refuses(dep, by) is None:
                     try:
                         cls().count(dep, by, None)
                     except Exception:  # noqa: BLE001 - the run meets and reports the problem
                         pass
+            if self.marginals and engine in ("rows", "profile", "frontier"):  # their forward-backward passes
+                from harness.counting.marginals import marginals
+
+                try:
+                    marginals(dep, engine)
+                except Exception:  # noqa: BLE001 - the run meets and reports the problem
+                    pass
         return versions_of(self.backend)
 
 

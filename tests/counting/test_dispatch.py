@@ -156,3 +156,66 @@ def test_a_corrupt_table_on_disk_is_computed_again(tmp_path, monkeypatch):
     cluster_mod.block_table.cache_clear()
     assert get_counter("cluster")().count(dep).count == right == brute_count(dep)
     assert "table" in json.loads(table.read_text())  # written again, whole
+
+
+CATALOGUE = sorted(p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.toml") if p.name != "MANIFEST.toml")
+
+
+@pytest.mark.parametrize("path", CATALOGUE)
+def test_the_programmes_a_worker_warms_are_those_its_run_uses(path):
+    """warm_needs decides, without a layout, which programmes a dp run will use (for counts and marginals): the
+    worker compiles only those, so what it guesses must hold on every catalogue instance."""
+    from harness.counting.counters.dp import warm_needs
+    from harness.counting.marginals import METHODS
+    from harness.counting.reduce import without_sunk
+
+    dep = read_deployment(ROOT / path)
+    assert _dp(dep).detail["method"] in warm_needs(dep)
+    plain, _ = without_sunk(dep)
+    lay = layout(plain)
+    takes = {"rows": rows.unsupported(plain, lay), "profile": profile.unsupported(plain, lay), "frontier": None}
+    first = next(m for m in METHODS if takes[m] is None)
+    assert first in warm_needs(dep, marginals=True)
+
+
+def test_the_programmes_warmed_for_the_warm_cases_are_theirs():
+    from harness.counting.counters.dp import warm_needs
+    from harness.tasks.count import _warm_cases
+
+    for dep in _warm_cases():
+        if cluster_mod.ClusterCounter.refuses(dep) is None:
+            get_counter("cluster")().count(dep)
+    for engine, dep in zip(ENGINES, _warm_cases()):
+        assert engine in warm_needs(dep)
+    assert warm_needs(Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(3)),), row_clues=(3, 0, 0, 0, 0, 0))) \
+        == ("enumerate", "frontier")  # past ENUMERATE_MOST boards the frontier counts
+
+
+def test_a_dp_worker_compiles_only_what_its_runs_need(monkeypatch):
+    """The first count of a plain rectangle warms the cluster alone (a fresh machine's first command paid for
+    all five programmes' compilation); its worker key names what it warmed, so a run needing another programme
+    gets another worker, warmed for that."""
+    from harness.counting.counters.dp import DpCounter
+    from harness.tasks.count import CountRequest
+
+    ran = []
+    count = DpCounter.count
+
+    def recording(self, dep, by="deployments", deadline=None):
+        answer = count(self, dep, by, deadline)
+        ran.append(answer.detail["method"])
+        return answer
+
+    monkeypatch.setattr(DpCounter, "count", recording)
+    rectangle = read_deployment(ROOT / "standard_10x10.toml")
+    request = CountRequest(rectangle, "dp", "deployments")
+    assert request.key() == "count:dp:cluster"
+    request.warm()
+    assert set(ran) == {"cluster"}
+    ran.clear()
+    position = Deployment(SQUARE, rectangle.cells, rectangle.pieces, touching=False, misses=frozenset({(0, 0)}))
+    other = CountRequest(position, "dp", "deployments")
+    assert other.key() == "count:dp:profile" != request.key()
+    other.warm()
+    assert set(ran) == {"profile"}
+    assert CountRequest(rectangle, "frontier", "deployments").key() == "count:frontier"

@@ -34,6 +34,7 @@ cells), so the boards are the deployments with identical pieces not told apart.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from harness.counting.counters import CountAnswer, Counter, Unsupported
@@ -85,6 +86,49 @@ def refusals(dep: Any, lay: Any = None, by: str = "deployments") -> dict[str, st
                         "no clues (it lists the boards of clued instances, which are few)")
     out["frontier"] = frontier_refusal(dep)
     return out
+
+
+def warm_needs(dep: Any, by: str = "deployments", marginals: bool = False) -> tuple[str, ...]:
+    """The compiled programmes a dp run on ``dep`` will use (the ``marginals`` too when asked), decided without
+    building a layout — cheap enough for the process that plans the runs, whatever the board's size — so a
+    worker compiles only those before its runs (:meth:`harness.tasks.count.CountRequest.warm`).  Exact on the
+    instances tried (tested against the programme each run names); where a hint tells same-shaped pieces
+    apart the profile's fleet vector may be larger than guessed here: the run then compiles inside its time."""
+    from harness.counting import profile
+    from harness.counting.reduce import without_sunk
+
+    dep, _ = without_sunk(dep)
+    clued = dep.row_clues is not None or dep.col_clues is not None
+    square = dep.grid.kind == "square"
+    straight = square and all(len({r for r, _ in p.cells}) == 1 or len({c for _, c in p.cells}) == 1
+                              for p in dep.pieces)
+    rows = square and straight and not clued and dep.touching and dep.copies <= 10 and \
+        sum(p.count for p in dep.pieces if len(p.cells) > 1) <= 7
+    fits = False
+    if square and straight and not clued and dep.cells:
+        rs, cs = [c[0] for c in dep.cells], [c[1] for c in dep.cells]
+        longest = max((len(p.cells) for p in dep.pieces), default=1)
+        shapes: dict = {}
+        for p in dep.pieces:
+            key = frozenset(dep.grid.orientations(p.cells, dep.reflections))
+            shapes[key] = shapes.get(key, 0) + p.count
+        vector = math.prod(k + 1 for k in shapes.values())
+        fits = profile._fits(min(max(rs) - min(rs) + 1, max(cs) - min(cs) + 1), max(1, longest.bit_length()),
+                             max(1, (longest - 1).bit_length())) and vector <= profile.MAX_VECTOR
+    if _cluster_refusal(dep, by) is None:
+        needs: tuple[str, ...] = ("cluster",)
+    elif clued:
+        needs = ("enumerate", "frontier")  # past ENUMERATE_MOST boards the frontier counts
+    elif rows and by == "deployments":
+        needs = ("rows",)
+    elif fits:
+        needs = ("profile",)
+    else:
+        needs = ("frontier",)
+    if marginals:  # rows, else profile, else frontier (harness.counting.marginals.METHODS)
+        extra = "rows" if rows else "profile" if fits else "frontier"
+        needs += (extra,) if extra not in needs else ()
+    return needs
 
 
 class DpCounter(Counter):
@@ -169,4 +213,4 @@ class DpCounter(Counter):
         return CountAnswer(total, True, detail)
 
 
-__all__ = ["DpCounter", "ENGINES", "frontier_refusal", "refusals"]
+__all__ = ["DpCounter", "ENGINES", "frontier_refusal", "refusals", "warm_needs"]
