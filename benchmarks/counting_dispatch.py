@@ -51,7 +51,8 @@ INSTANCES = {
     "sb_12_12_5_0 (clues)": (REPO / "instances" / "solbat" / "sb_12_12_5_0.toml"),
 }
 PROGRAMMES = ("dp", "cluster", "rows", "profile", "frontier", "sat")
-COLD = ("standard_10x10", "standard_10x10_notouch_unlabelled")  # the cold start is timed on these
+COLD = ("standard_10x10", "standard_10x10_notouch_unlabelled",  # the cold start is timed on these: the cluster,
+        "tiny/t6x6_position", "islands/scattered_8x8_notouch", "hex_blue")  # rows, profile, frontier
 GAMES = ("standard_10x10_notouch_unlabelled", "standard_10x10")  # posterior's games per second on these
 ENUMERATED = {"sb_12_12_5_0 (clues)"}  # the sat counter's enumeration is timed on these only (few boards)
 
