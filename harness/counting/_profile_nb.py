@@ -146,15 +146,16 @@ def _live(vals, s, M, st, k, F):
 
 
 @nb.njit(cache=True, nogil=True)
-def forward(keys, vals, S, r, c, W, bits, hbits, notouch, cover, hit, hstart, vstart, hlen, vlen, digit, cnt, stride, mods,
+def forward(keys, vals, S, r, c, W, bits, hbits, notouch, cover, hit, hstart, vstart, hlen, vlen, cnt, stride, mods,
             nkeys, nvals, edge, kind, table):
     """One cell forward from the first ``S`` states of ``keys``, ``vals`` (``(., M, F)``) into the buffers
     ``nkeys``, ``nvals`` (grown when they are too small; reused, so no layer pays the system for fresh zeroed
     memory): the next layer's number of states, its keys and values buffers, whether a value of a wrapping
     modulus passed 2**63 (then it is no longer the count itself, only its residue) and the buffer of its hash
     table (``table`` unless that was too small: give it back next time); a state that nothing reaches with a
-    non-zero value is not kept.  When ``edge`` has rows (``(S, 2T + 1)``), each state's moves are written there: the next state's index (-1: none) and in
-    ``kind`` the move's (-1 none, else ``2 t + orientation - 1``), so :func:`backward` need not find them again."""
+    non-zero value is not kept.  When ``edge`` has rows (``(S, 2T + 1)``), each state's moves are written there:
+    the next state's index (-1: none) and in ``kind`` the move's (-1 none, else ``2 t + orientation - 1``), so
+    :func:`backward` need not find them again."""
     M, F = vals.shape[1], vals.shape[2]
     T = hlen.shape[0]
     cap = nkeys.shape[0]

@@ -164,14 +164,25 @@ def bent(lay: Layout) -> str | None:
     return None
 
 
+def shape_of(dep: Deployment, piece) -> frozenset:
+    """A piece's shape up to the moves the rules allow (its orientations): pieces with one shape are alike."""
+    return frozenset(dep.grid.orientations(piece.cells, dep.reflections))
+
+
+def straight(dep: Deployment) -> bool:
+    """Does every piece lie in one row or one column (what :func:`bent` finds of a layout, without one)?"""
+    return dep.grid.kind == "square" and all(len({r for r, _ in p.cells}) == 1 or len({c for _, c in p.cells}) == 1
+                                             for p in dep.pieces)
+
+
 def told_apart(dep: Deployment, groups: list) -> bool:
     """Do hints tell pieces of one shape apart: do pieces of one shape fall in different ``groups`` (lists of piece
     indices merged because they share their placements)?  Then boards cannot be counted as merged deployments."""
     group_of = {k: g for g, ks in enumerate(groups) for k in ks}
     shapes: dict = {}
     for k, piece in enumerate(dep.pieces):
-        shapes.setdefault(frozenset(dep.grid.orientations(piece.cells, dep.reflections)), set()).add(group_of[k])
+        shapes.setdefault(shape_of(dep, piece), set()).add(group_of[k])
     return any(len(gs) > 1 for gs in shapes.values())
 
 
-__all__ = ["Layout", "PieceType", "bent", "layout", "placements_of", "told_apart"]
+__all__ = ["Layout", "PieceType", "bent", "layout", "placements_of", "shape_of", "straight", "told_apart"]

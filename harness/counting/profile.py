@@ -38,7 +38,7 @@ import numpy as np
 
 from harness.counting.deployment import Deployment
 from harness.counting.frontier import crt, primes
-from harness.counting.placements import Layout, bent, told_apart
+from harness.counting.placements import Layout, bent, shape_of, straight, told_apart
 
 ARENA_KEEP = 1 << 25
 """Values (int64) of the forward layers' buffer a process keeps between calls of :func:`placement_counts`."""
@@ -92,6 +92,22 @@ def unsupported(dep: Deployment, lay: Layout) -> str | None:
     return None
 
 
+def may_take(dep: Deployment) -> bool:
+    """:func:`unsupported` is None, decided from the instance alone (no layout: cheap whatever the board); the
+    fleet vector as if pieces of one shape are merged (hints telling them apart make it longer)."""
+    if not straight(dep) or dep.row_clues is not None or dep.col_clues is not None or not dep.cells:
+        return False
+    rs, cs = [c[0] for c in dep.cells], [c[1] for c in dep.cells]
+    longest = max((len(p.cells) for p in dep.pieces), default=1)
+    shapes: dict = {}
+    for p in dep.pieces:
+        key = shape_of(dep, p)
+        shapes[key] = shapes.get(key, 0) + p.count
+    return (_fits(min(max(rs) - min(rs) + 1, max(cs) - min(cs) + 1), max(1, longest.bit_length()),
+                  max(1, (longest - 1).bit_length()))
+            and math.prod(k + 1 for k in shapes.values()) <= MAX_VECTOR)
+
+
 class _Plan:
     """One split of the layout as the compiled steps' arrays: per merged type, the copies lying along the view's
     rows and those lying across (each a type of the programme), in the view turned or not."""
@@ -141,14 +157,11 @@ class _Plan:
         for q in range(1, T):
             self.stride[q] = self.stride[q - 1] * (self.cnt[q - 1] + 1)
         self.F = int(np.prod(self.cnt + 1)) if T else 1
-        self.digit = np.zeros((T, self.F), np.int64)
-        for q in range(T):
-            self.digit[q] = (np.arange(self.F) // self.stride[q]) % (self.cnt[q] + 1)
         self.notouch = not dep.touching
 
     def args(self, r: int, c: int) -> tuple:
         return (r, c, self.width, self.bits, self.hbits, self.notouch, self.cover[r + 1], bool(self.hit[r, c]),
-                self.hstart[r, c], self.vstart[r, c], self.hlen, self.vlen, self.digit, self.cnt, self.stride)
+                self.hstart[r, c], self.vstart[r, c], self.hlen, self.vlen, self.cnt, self.stride)
 
 
 def _moduli(bound: int) -> np.ndarray:
@@ -371,4 +384,4 @@ def boards(dep: Deployment, lay: Layout) -> int:
     return total
 
 
-__all__ = ["MAX_VECTOR", "boards", "count", "placement_counts", "unsupported"]
+__all__ = ["ARENA_KEEP", "MAX_VECTOR", "boards", "count", "may_take", "placement_counts", "unsupported"]

@@ -23,10 +23,13 @@ import numpy as np
 
 from harness.counting.deployment import Deployment
 from harness.counting.frontier import crt, moduli_for
-from harness.counting.placements import Layout, bent
+from harness.counting.placements import Layout, bent, straight
 
 MAX_PIECES = 10
 """Pieces (copies included) the programme takes: the row pieces' subsets are its vector."""
+
+MAX_LONG = 7
+"""Pieces longer than one cell (copies included) the programme takes: each split's pieces lying across."""
 
 
 def _long(t) -> bool:
@@ -49,9 +52,15 @@ def unsupported(dep: Deployment, lay: Layout) -> str | None:
     if why:
         return why
     long = sum(t.count for t in lay.types if _long(t))
-    if long > 7:
-        return "more than 7 pieces longer than one cell"
+    if long > MAX_LONG:
+        return f"more than {MAX_LONG} pieces longer than one cell"
     return None
+
+
+def may_take(dep: Deployment) -> bool:
+    """:func:`unsupported` is None, decided from the instance alone (no layout: cheap whatever the board)."""
+    return (straight(dep) and dep.touching and dep.row_clues is None and dep.col_clues is None
+            and dep.copies <= MAX_PIECES and sum(p.count for p in dep.pieces if len(p.cells) > 1) <= MAX_LONG)
 
 
 class _View:

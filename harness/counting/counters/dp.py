@@ -34,7 +34,6 @@ cells), so the boards are the deployments with identical pieces not told apart.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from harness.counting.counters import CountAnswer, Counter, Unsupported
@@ -95,26 +94,12 @@ def warm_needs(dep: Any, by: str = "deployments", marginals: bool = False) -> tu
     instances tried (tested against the programme each run names); where a hint tells same-shaped pieces
     apart the profile's fleet vector may be larger than guessed here: the run then compiles inside its time."""
     from harness.counting import profile
+    from harness.counting import rows as rows_mod
     from harness.counting.reduce import without_sunk
 
     dep, _ = without_sunk(dep)
     clued = dep.row_clues is not None or dep.col_clues is not None
-    square = dep.grid.kind == "square"
-    straight = square and all(len({r for r, _ in p.cells}) == 1 or len({c for _, c in p.cells}) == 1
-                              for p in dep.pieces)
-    rows = square and straight and not clued and dep.touching and dep.copies <= 10 and \
-        sum(p.count for p in dep.pieces if len(p.cells) > 1) <= 7
-    fits = False
-    if square and straight and not clued and dep.cells:
-        rs, cs = [c[0] for c in dep.cells], [c[1] for c in dep.cells]
-        longest = max((len(p.cells) for p in dep.pieces), default=1)
-        shapes: dict = {}
-        for p in dep.pieces:
-            key = frozenset(dep.grid.orientations(p.cells, dep.reflections))
-            shapes[key] = shapes.get(key, 0) + p.count
-        vector = math.prod(k + 1 for k in shapes.values())
-        fits = profile._fits(min(max(rs) - min(rs) + 1, max(cs) - min(cs) + 1), max(1, longest.bit_length()),
-                             max(1, (longest - 1).bit_length())) and vector <= profile.MAX_VECTOR
+    rows, fits = rows_mod.may_take(dep), profile.may_take(dep)
     if _cluster_refusal(dep, by) is None:
         needs: tuple[str, ...] = ("cluster",)
     elif clued:
