@@ -11,6 +11,12 @@ A state before cell (r, c) of a view ``H x W`` is one int64 key:
 * bit ``W * bits``: the cell (r, c-2) is taken (what that turning still needs);
 * the next ``hbits`` bits: how many more cells of the current row a piece lying along still covers.
 
+That is below the switch row, where a piece's type is chosen at its first cell.  Above it
+(:func:`late`) the type is chosen at the last cell: a code ``1 + e`` is a piece across with
+``e`` cells so far that takes the cell below, and the ``hbits`` bits are the cells so far of
+a piece lying along that takes the next cell; on the switch row (:func:`options`, mode 1) a
+piece across from above gets its type, and its code becomes the cells it still covers.
+
 Different rows above that block the same cells are one state: only what they forbid is kept.
 When pieces may touch nothing is blocked and a taken cell that ends a piece is 0.
 
@@ -54,12 +60,83 @@ def _next(key, c, W, bits, hbits, notouch, left, x, hrem, cover):
     return key | (hrem << (dpos + 1))
 
 
-@nb.njit(cache=True, nogil=True)
-def options(key, r, c, W, bits, hbits, notouch, cover, hit, hstart, vstart, hlen, vlen, out_key, out_t, out_o):
-    """The moves from state ``key`` at cell (r, c): their number; each move's next key, type (-1: none) and
-    orientation (0 none, 1 along, 2 across) in ``out_*``."""
+@nb.njit(cache=True, nogil=True, inline="always")
+def late(key, c, W, bits, hbits, notouch, cover, hit, single, hcont, vcont, hlast, vlast, hlen, vlen, out_key, out_t,
+         out_o):
+    """The moves from state ``key`` at a cell above the switch row, where a piece's type is chosen at its last cell
+    (as :func:`options`)."""
     mask = (1 << bits) - 1
-    up = (key >> (c * bits)) & mask  # this cell: 0 free, 1 blocked (a taken neighbour above), 1 + k covered
+    up = (key >> (c * bits)) & mask
+    left = (key >> ((c - 1) * bits)) & mask if c > 0 else 0
+    he = (key >> (W * bits + 1)) & ((1 << hbits) - 1)  # cells so far of a piece lying along that takes this cell
+    n = 0
+    if he > 0:  # a run along with ``he`` cells so far takes this cell: it goes on, or ends here as a type
+        if up != 0:
+            return 0
+        if hcont[he]:
+            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, he + 1, cover)
+            out_t[n] = he
+            out_o[n] = 3
+            n += 1
+        for t in range(hlen.shape[0]):
+            if hlast[t] and hlen[t] == he + 1:
+                out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover)
+                out_t[n] = t
+                out_o[n] = 1
+                n += 1
+        return n
+    if up >= 2:  # a run across with up - 1 cells so far takes this cell
+        e = up - 1
+        if vcont[e]:
+            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, up + 1, 0, cover)
+            out_t[n] = e
+            out_o[n] = 4
+            n += 1
+        for t in range(vlen.shape[0]):
+            if vlast[t] and vlen[t] == e + 1:
+                out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover)
+                out_t[n] = t
+                out_o[n] = 2
+                n += 1
+        return n
+    if not hit:
+        out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 0, 0, cover)
+        out_t[n] = -1
+        out_o[n] = 0
+        n += 1
+    if up != 0 or (notouch and left != 0):
+        return n
+    for t in range(hlen.shape[0]):
+        if single[t]:
+            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover)
+            out_t[n] = t
+            out_o[n] = 1
+            n += 1
+    if hcont[0]:  # a run along begins
+        out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 1, cover)
+        out_t[n] = 0
+        out_o[n] = 3
+        n += 1
+    if vcont[0]:  # a run across begins
+        out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 2, 0, cover)
+        out_t[n] = 0
+        out_o[n] = 4
+        n += 1
+    return n
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def options(key, r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, conv, hlen, vlen, out_key, out_t,
+            out_o):
+    """The moves from state ``key`` at cell (r, c): their number; each move's next key, its type (-1: none) and
+    its orientation in ``out_*``: 0 none, 1 along, 2 across, ``5 + e`` across, a run with ``e`` cells above the
+    switch row given its type here; 3 and 4 a run along or across that goes on, ``out_t`` then its cells before
+    this one (the forward step keeps only the fleet entries that may still end it).  ``mode`` 0 (above the switch
+    row): a piece's type is chosen at its last cell (:func:`late`, not this); 2 (below it): at its first cell, a piece
+    lying across then coded by its cells still to come; 1 (the switch row): as 2, and a run across from above
+    gets its type (``conv[e, t]``: a placement of type t begins e cells above)."""
+    mask = (1 << bits) - 1
+    up = (key >> (c * bits)) & mask  # this cell: 0 free, 1 blocked (a taken neighbour above), else a piece across
     left = (key >> ((c - 1) * bits)) & mask if c > 0 else 0  # the cell to the left: its own code
     hrem = (key >> (W * bits + 1)) & ((1 << hbits) - 1)
     if hrem > 0:  # a piece lying along goes on here
@@ -69,12 +146,21 @@ def options(key, r, c, W, bits, hbits, notouch, cover, hit, hstart, vstart, hlen
         out_t[0] = -1
         out_o[0] = 0
         return 1
-    if up >= 2:  # a piece lying across goes on here
+    if up >= 2 and mode == 2:  # a piece lying across goes on here
         out_key[0] = _next(key, c, W, bits, hbits, notouch, left, up - 1, 0, cover)
         out_t[0] = -1
         out_o[0] = 0
         return 1
     n = 0
+    if up >= 2:  # the switch row: a run across with e cells above gets its type
+        e = up - 1
+        for t in range(vlen.shape[0]):
+            if conv[e, t]:
+                out_key[n] = _next(key, c, W, bits, hbits, notouch, left, vlen[t] - e, 0, cover)
+                out_t[n] = t
+                out_o[n] = 5 + e
+                n += 1
+        return n
     if not hit:
         out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 0, 0, cover)
         out_t[n] = -1
@@ -146,8 +232,48 @@ def _live(vals, s, M, st, k, F):
 
 
 @nb.njit(cache=True, nogil=True)
-def forward(keys, vals, S, r, c, W, bits, hbits, notouch, cover, hit, hstart, vstart, hlen, vlen, cnt, stride, mods,
-            nkeys, nvals, edge, kind, table):
+def _any(vals, s, M, F, mask):
+    """Whether state ``s`` has a non-zero value on a fleet entry ``mask`` allows."""
+    for m in range(M):
+        for f in range(F):
+            if mask[f] and vals[s, m, f] != 0:
+                return True
+    return False
+
+
+@nb.njit(cache=True, nogil=True)
+def _enough(key, W, bits, hbits, room, mask, live, need):
+    """``mask`` and, per fleet entry, whether its copies left can end every run the key ``key`` has open above the
+    switch row (a necessary condition: with ``e`` cells so far a run needs a type longer than ``e``; per ``e``,
+    the runs with at least ``e`` cells, along, across and together, against ``room[0|1|2, f, e]``, the copies left
+    of the types longer than ``e`` lying along, across, either), in ``live``."""
+    L = need.shape[1]
+    need[:] = 0
+    m = (1 << bits) - 1
+    for j in range(W):
+        code = (key >> (j * bits)) & m
+        if code >= 2:
+            need[1, code - 1] += 1
+    he = (key >> (W * bits + 1)) & ((1 << hbits) - 1)
+    if he > 0:
+        need[0, he] += 1
+    for e in range(L - 2, 0, -1):  # at least e cells
+        need[0, e] += need[0, e + 1]
+        need[1, e] += need[1, e + 1]
+    for f in range(live.shape[0]):
+        ok = mask[f]
+        e = 1
+        while ok and e < L:
+            if need[0, e] > room[0, f, e] or need[1, e] > room[1, f, e] or need[0, e] + need[1, e] > room[2, f, e]:
+                ok = False
+            e += 1
+        live[f] = ok
+    return live
+
+
+@nb.njit(cache=True, nogil=True)
+def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, single, hcont, vcont, hmask,
+            vmask, hlast, vlast, conv, room, slots, hlen, vlen, cnt, stride, mods, nkeys, nvals, edge, kind, table):
     """One cell forward from the first ``S`` states of ``keys``, ``vals`` (``(., M, F)``) into the buffers
     ``nkeys``, ``nvals`` (grown when they are too small; reused, so no layer pays the system for fresh zeroed
     memory): the next layer's number of states, its keys and values buffers, whether a value of a wrapping
@@ -167,19 +293,32 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, cover, hit, hstart, vs
     buffer = table  # given back to the caller, for the next cell
     table = buffer[:size]
     table[:] = -1
-    ok = np.empty(2 * T + 1, np.int64)
-    ot = np.empty(2 * T + 1, np.int64)
-    oo = np.empty(2 * T + 1, np.int64)
+    ok = np.empty(2 * T + 3, np.int64)
+    live = np.empty(F, np.bool_)
+    need = np.empty((2, room.shape[2]), np.int64)
+    ot = np.empty(2 * T + 3, np.int64)
+    oo = np.empty(2 * T + 3, np.int64)
     ns = 0
     sign = 0  # the OR of every sum: negative when one passed 2**63 (two values below 2**63 sum below 2**64)
     record = edge.shape[0] > 0
     if record:
         edge[:S] = -1
     for s in range(S):
-        n = options(keys[s], r, c, W, bits, hbits, notouch, cover, hit, hstart, vstart, hlen, vlen, ok, ot, oo)
+        if mode == 0:
+            n = late(keys[s], c, W, bits, hbits, notouch, cover, hit, single, hcont, vcont, hlast, vlast, hlen, vlen, ok,
+                     ot, oo)
+        else:
+            n = options(keys[s], r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, conv, hlen, vlen, ok,
+                        ot, oo)
         for q in range(n):
             t = ot[q]
-            if t >= 0 and not _live(vals, s, M, stride[t], cnt[t], F):
+            o = oo[q]
+            if o == 3 or o == 4:  # a run goes on: only the fleet entries with a copy left of a type that may still end it
+                mask = _enough(ok[q], W, bits, hbits, room, hmask[t] if o == 3 else vmask[t], live, need)
+                if not _any(vals, s, M, F, mask):
+                    continue
+                t = -2
+            elif t >= 0 and not _live(vals, s, M, stride[t], cnt[t], F):
                 continue  # a placement needs a fleet entry with a copy of t left and a value
             k = ok[q]
             j = _slot(table, nkeys, k)
@@ -204,8 +343,15 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, cover, hit, hstart, vs
                 ns += 1
             if record:
                 edge[s, q] = j
-                kind[s, q] = -1 if t < 0 else 2 * t + oo[q] - 1
-            if t < 0:
+                kind[s, q] = -1 if t < 0 else slots * t + (o - 1 if o < 3 else o - 3)
+            if t == -2:
+                for m in range(M):
+                    for f in range(F):
+                        if mask[f]:
+                            v = nvals[j, m, f] + vals[s, m, f]
+                            nvals[j, m, f] = v
+                            sign |= v
+            elif t < 0:
                 for m in range(M):
                     for f in range(F):
                         v = nvals[j, m, f] + vals[s, m, f]
@@ -225,7 +371,7 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, cover, hit, hstart, vs
 
 
 @nb.njit(cache=True, nogil=True)
-def backward(fvals, edge, kind, nback, cnt, stride, mods, per, back):
+def backward(fvals, edge, kind, nback, cnt, stride, mods, slots, per, back):
     """One cell backward: the completions of this layer's states (``fvals``: ``(S, M, F)``) from the next layer's
     (``nback``) along the moves :func:`forward` wrote in ``edge`` and ``kind``, into the buffer ``back`` (grown
     when too small: it is returned); adds into ``per[t, o - 1, m]`` the deployments that start a copy of type
@@ -245,8 +391,8 @@ def backward(fvals, edge, kind, nback, cnt, stride, mods, per, back):
                     for f in range(F):
                         back[s, m, f] += nback[j, m, f]
             else:
-                t = code >> 1
-                o = code & 1
+                t = code // slots
+                o = code % slots
                 st = stride[t]
                 run = st * cnt[t]
                 for m in range(M):

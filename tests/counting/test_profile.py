@@ -56,6 +56,33 @@ def test_profile_per_placement_counts_are_brute_forces(dep):
     assert {k: v for k, v in per.items() if v} == b_per
 
 
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(straight_boards(max_cols=5, touching=None), st.booleans(), st.booleans(), st.booleans(), st.integers(0, 6))
+def test_every_scan_and_switch_row_gives_the_same_integers(dep, turned, flip_rows, flip_cols, switch):
+    # a piece's type is chosen at its last cell above the switch row, at its first below it, on the switch row for a
+    # piece across it; the board scanned turned or from the far end: the counts and every placement's count are
+    # those of the programme's own choice (itself brute force's, above)
+    dep, _ = without_sunk(dep)
+    lay = layout(dep)
+    *_, total, per, _ = profile._run(dep, lay, True)
+    *_, got, got_per, _ = profile._run(dep, lay, True, scan=(turned, (flip_rows, flip_cols), switch))
+    assert got == total
+    assert {k: v for k, v in got_per.items() if v} == {k: v for k, v in per.items() if v}
+    *_, counted, _, _ = profile._run(dep, lay, False, scan=(turned, (flip_rows, flip_cols), switch))
+    assert counted == total
+
+
+def test_the_view_meets_what_is_known_in_the_middle_rows():
+    dep = read_deployment(ROOT / "standard_10x10_notouch_unlabelled.toml")
+    lay = layout(dep)
+    geometry = profile._geometry(lay)
+    assert profile._view(dep, lay, geometry) == (False, (False, False))  # nothing known: the board as it is
+    top = Deployment(dep.grid, dep.cells, dep.pieces, touching=False, misses=frozenset({(0, 4), (0, 5), (1, 4)}))
+    assert profile._view(top, layout(top), geometry)[0] is True  # misses in the top rows' middle: turned
+    left = Deployment(dep.grid, dep.cells, dep.pieces, touching=False, misses=frozenset({(4, 0), (5, 0)}))
+    assert profile._view(left, layout(left), geometry) == (False, (False, True))  # first column: from the far end
+
+
 def test_the_kept_layer_buffer_serves_position_after_position(monkeypatch):
     # placement_counts writes its forward layers into a buffer the process keeps between calls: a second call
     # (a smaller position, then the first again) must not read what an earlier one left there
