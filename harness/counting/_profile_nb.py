@@ -314,7 +314,9 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hsta
             t = ot[q]
             o = oo[q]
             if o == 3 or o == 4:  # a run goes on: only the fleet entries with a copy left of a type that may still end it
-                mask = _enough(ok[q], W, bits, hbits, room, hmask[t] if o == 3 else vmask[t], live, need)
+                mask = hmask[t] if o == 3 else vmask[t]
+                if not notouch:  # pieces that may touch: open runs side by side need copies enough (else few)
+                    mask = _enough(ok[q], W, bits, hbits, room, mask, live, need)
                 if not _any(vals, s, M, F, mask):
                     continue
                 t = -2
