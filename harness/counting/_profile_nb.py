@@ -61,6 +61,15 @@ def _next(key, c, W, bits, hbits, notouch, left, x, hrem, cover):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
+def _move(out_key, out_t, out_o, n, key, t, o):
+    """Write move ``n`` (next key, type, orientation); the number of moves after it."""
+    out_key[n] = key
+    out_t[n] = t
+    out_o[n] = o
+    return n + 1
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
 def late(key, c, W, bits, hbits, notouch, cover, hit, single, hcont, vcont, hlast, vlast, hlen, vlen, out_key, out_t,
          out_o):
     """The moves from state ``key`` at a cell above the switch row, where a piece's type is chosen at its last cell
@@ -74,54 +83,30 @@ def late(key, c, W, bits, hbits, notouch, cover, hit, single, hcont, vcont, hlas
         if up != 0:
             return 0
         if hcont[he]:
-            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, he + 1, cover)
-            out_t[n] = he
-            out_o[n] = 3
-            n += 1
+            n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 1, he + 1, cover), he, 3)
         for t in range(hlen.shape[0]):
             if hlast[t] and hlen[t] == he + 1:
-                out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover)
-                out_t[n] = t
-                out_o[n] = 1
-                n += 1
+                n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover), t, 1)
         return n
     if up >= 2:  # a run across with up - 1 cells so far takes this cell
         e = up - 1
         if vcont[e]:
-            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, up + 1, 0, cover)
-            out_t[n] = e
-            out_o[n] = 4
-            n += 1
+            n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, up + 1, 0, cover), e, 4)
         for t in range(vlen.shape[0]):
             if vlast[t] and vlen[t] == e + 1:
-                out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover)
-                out_t[n] = t
-                out_o[n] = 2
-                n += 1
+                n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover), t, 2)
         return n
     if not hit:
-        out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 0, 0, cover)
-        out_t[n] = -1
-        out_o[n] = 0
-        n += 1
+        n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 0, 0, cover), -1, 0)
     if up != 0 or (notouch and left != 0):
         return n
     for t in range(hlen.shape[0]):
         if single[t]:
-            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover)
-            out_t[n] = t
-            out_o[n] = 1
-            n += 1
+            n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover), t, 1)
     if hcont[0]:  # a run along begins
-        out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 1, cover)
-        out_t[n] = 0
-        out_o[n] = 3
-        n += 1
+        n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 1, 1, cover), 0, 3)
     if vcont[0]:  # a run across begins
-        out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 2, 0, cover)
-        out_t[n] = 0
-        out_o[n] = 4
-        n += 1
+        n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 2, 0, cover), 0, 4)
     return n
 
 
@@ -142,43 +127,27 @@ def options(key, r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart
     if hrem > 0:  # a piece lying along goes on here
         if up != 0:
             return 0
-        out_key[0] = _next(key, c, W, bits, hbits, notouch, left, 1, hrem - 1, cover)
-        out_t[0] = -1
-        out_o[0] = 0
-        return 1
+        return _move(out_key, out_t, out_o, 0, _next(key, c, W, bits, hbits, notouch, left, 1, hrem - 1, cover), -1, 0)
     if up >= 2 and mode == 2:  # a piece lying across goes on here
-        out_key[0] = _next(key, c, W, bits, hbits, notouch, left, up - 1, 0, cover)
-        out_t[0] = -1
-        out_o[0] = 0
-        return 1
+        return _move(out_key, out_t, out_o, 0, _next(key, c, W, bits, hbits, notouch, left, up - 1, 0, cover), -1, 0)
     n = 0
     if up >= 2:  # the switch row: a run across with e cells above gets its type
         e = up - 1
         for t in range(vlen.shape[0]):
             if conv[e, t]:
-                out_key[n] = _next(key, c, W, bits, hbits, notouch, left, vlen[t] - e, 0, cover)
-                out_t[n] = t
-                out_o[n] = 5 + e
-                n += 1
+                nk = _next(key, c, W, bits, hbits, notouch, left, vlen[t] - e, 0, cover)
+                n = _move(out_key, out_t, out_o, n, nk, t, 5 + e)
         return n
     if not hit:
-        out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 0, 0, cover)
-        out_t[n] = -1
-        out_o[n] = 0
-        n += 1
+        n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 0, 0, cover), -1, 0)
     if up != 0 or (notouch and left != 0):
         return n
     for t in range(hlen.shape[0]):
         if hstart[t]:
-            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, 1, hlen[t] - 1, cover)
-            out_t[n] = t
-            out_o[n] = 1
-            n += 1
+            nk = _next(key, c, W, bits, hbits, notouch, left, 1, hlen[t] - 1, cover)
+            n = _move(out_key, out_t, out_o, n, nk, t, 1)
         if vstart[t]:
-            out_key[n] = _next(key, c, W, bits, hbits, notouch, left, vlen[t], 0, cover)
-            out_t[n] = t
-            out_o[n] = 2
-            n += 1
+            n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, vlen[t], 0, cover), t, 2)
     return n
 
 
@@ -313,7 +282,7 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hsta
         for q in range(n):
             t = ot[q]
             o = oo[q]
-            if o == 3 or o == 4:  # a run goes on: only the fleet entries with a copy left of a type that may still end it
+            if o == 3 or o == 4:  # a run goes on: only fleet entries with a copy left of a type that may still end it
                 mask = hmask[t] if o == 3 else vmask[t]
                 if not notouch:  # pieces that may touch: open runs side by side need copies enough (else few)
                     mask = _enough(ok[q], W, bits, hbits, room, mask, live, need)
