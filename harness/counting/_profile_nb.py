@@ -152,6 +152,13 @@ def options(key, r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart
 
 
 @nb.njit(cache=True, nogil=True)
+def most_moves(T):
+    """The most moves a state has at a cell, ``T`` types: empty, or begin any type along or across (below the switch
+    row); empty, a single cell's types, begin a run along or across (above it)."""
+    return 2 * T + 3
+
+
+@nb.njit(cache=True, nogil=True)
 def _reduce(vals, n, mods):
     """The first ``n`` states' values reduced by each prime modulus (a modulus 0 wraps on its own)."""
     for m in range(vals.shape[1]):
@@ -248,8 +255,9 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hsta
     memory): the next layer's number of states, its keys and values buffers, whether a value of a wrapping
     modulus passed 2**63 (then it is no longer the count itself, only its residue) and the buffer of its hash
     table (``table`` unless that was too small: give it back next time); a state that nothing reaches with a
-    non-zero value is not kept.  When ``edge`` has rows (``(S, 2T + 1)``), each state's moves are written there:
-    the next state's index (-1: none) and in ``kind`` the move's (-1 none, else ``2 t + orientation - 1``), so
+    non-zero value is not kept.  When ``edge`` has rows (``(S, most_moves(T))``), each state's moves are written
+    there: the next state's index (-1: none) and in ``kind`` the move's (-1 when it gives no piece its type, else
+    ``slots * t + slot``: slot 0 along, 1 across, ``2 + e`` across the switch row with ``e`` cells above), so
     :func:`backward` need not find them again."""
     M, F = vals.shape[1], vals.shape[2]
     T = hlen.shape[0]
@@ -262,11 +270,11 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hsta
     buffer = table  # given back to the caller, for the next cell
     table = buffer[:size]
     table[:] = -1
-    ok = np.empty(2 * T + 3, np.int64)
+    ok = np.empty(most_moves(T), np.int64)
     live = np.empty(F, np.bool_)
     need = np.empty((2, room.shape[2]), np.int64)
-    ot = np.empty(2 * T + 3, np.int64)
-    oo = np.empty(2 * T + 3, np.int64)
+    ot = np.empty(most_moves(T), np.int64)
+    oo = np.empty(most_moves(T), np.int64)
     ns = 0
     sign = 0  # the OR of every sum: negative when one passed 2**63 (two values below 2**63 sum below 2**64)
     record = edge.shape[0] > 0
@@ -274,8 +282,8 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hsta
         edge[:S] = -1
     for s in range(S):
         if mode == 0:
-            n = late(keys[s], c, W, bits, hbits, notouch, cover, hit, single, hcont, vcont, hlast, vlast, hlen, vlen, ok,
-                     ot, oo)
+            n = late(keys[s], c, W, bits, hbits, notouch, cover, hit, single, hcont, vcont, hlast, vlast, hlen, vlen,
+                     ok, ot, oo)
         else:
             n = options(keys[s], r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, conv, hlen, vlen, ok,
                         ot, oo)
@@ -345,8 +353,8 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hsta
 def backward(fvals, edge, kind, nback, cnt, stride, mods, slots, per, back):
     """One cell backward: the completions of this layer's states (``fvals``: ``(S, M, F)``) from the next layer's
     (``nback``) along the moves :func:`forward` wrote in ``edge`` and ``kind``, into the buffer ``back`` (grown
-    when too small: it is returned); adds into ``per[t, o - 1, m]`` the deployments that start a copy of type
-    ``t`` in orientation ``o`` at this cell (forward value times the completions after it)."""
+    when too small: it is returned); adds into ``per[t, slot, m]`` the deployments in which a move at this cell
+    gives a copy of type ``t`` its placement (``kind``'s slot; forward value times the completions after it)."""
     S, M, F = fvals.shape
     if back.shape[0] < S:
         back = np.empty((max(S, 2 * back.shape[0]), M, F), np.int64)
