@@ -16,10 +16,12 @@ the answer's ``detail.method`` says which ran and ``detail.refused`` why each fa
   or not, every hint; no clues; a profile of the narrower side that fits 62 bits.
 * ``enumerate`` (:func:`harness.counting.counters.sat.enumerate_count`): clued instances
   (a puzzle's boards are few): the shared CNF's models listed with python-sat (CaDiCaL)
-  and blocked one by one, at most :data:`ENUMERATE_MOST`; past that the frontier counts
-  (and ``detail.refused`` says so), or, where the frontier cannot hold the column clues
-  (the 30x20 puzzles), the listing goes on to the end.  Exact when it finishes, like every
-  programme here.
+  and blocked one by one, at most :data:`ENUMERATE_MOST`, each within
+  :data:`ENUMERATE_BUDGET` conflicts; past either the frontier counts (and
+  ``detail.refused`` says so), or, where the frontier cannot hold the column clues (the
+  30x20 puzzles), CP-SAT (the ``cpsat`` counter, longest pieces first) lists the rest
+  with the boards found excluded (``detail.listed_by`` says how many each listed).  Exact
+  when it finishes, like every programme here.
 * ``frontier`` (:mod:`harness.counting.frontier`): any board (square or hex, islands),
   any pieces, touching allowed or forbidden, hints and clues: row clues with a running
   count in the state, column clues with one 4-bit count per clued column in the state
@@ -44,6 +46,15 @@ ENGINES = ("cluster", "rows", "profile", "enumerate", "frontier")
 
 ENUMERATE_MOST = 1000
 """Boards (or deployments) the ``enumerate`` programme lists before it leaves a clued instance to the frontier."""
+
+ENUMERATE_BUDGET = 10_000
+"""On boards of :data:`BUDGET_CELLS` cells or more, the conflicts CaDiCaL may take to find the ``enumerate``
+programme's next board (or to prove there is none) before CP-SAT lists the rest: a minimal 30x20 puzzle's board
+took CaDiCaL 83 s of CPU, CP-SAT longest first 18 s (10,000 conflicts cost about 2 s there)."""
+
+BUDGET_CELLS = 400
+"""Boards smaller than this are listed by CaDiCaL to the end: on the solbat puzzles (at most 15x15) CP-SAT
+took 5 to 10 s where CaDiCaL took under 1 s, even where one of their boards took CaDiCaL 11,000 conflicts."""
 
 BOARDS_TOUCHING = ("the dp counts boards only when pieces may not touch (else a board can hold several "
                    "arrangements): use sat, cpsat or sharpsat")
@@ -120,11 +131,11 @@ class DpCounter(Counter):
     name = "dp"
     by = ("deployments", "boards")
     library = None  # battlebench's own programmes, compiled by numba
-    packages = ("numba", "python-sat")  # python-sat: the enumerate programme's SAT solver
+    packages = ("numba", "python-sat", "ortools")  # the enumerate programme's SAT solver and CP-SAT
     engines = ENGINES  # tried in this order
 
-    requires = ('numba', 'pysat')
-    install = 'pip install numba python-sat'
+    requires = ('numba', 'pysat', 'ortools')
+    install = 'pip install numba python-sat ortools'
 
     @classmethod
     def refuses(cls, dep: Any, by: str = "deployments") -> str | None:
@@ -161,15 +172,7 @@ class DpCounter(Counter):
         if method == "rows":
             return CountAnswer(rows.count(lay), True, {**detail, "method": "rows"})
         if method == "enumerate":
-            from harness.counting.counters.sat import enumerate_count
-
-            # capped only where the frontier can take over
-            most = ENUMERATE_MOST if "frontier" in self.engines and refused["frontier"] is None else None
-            listed = enumerate_count(dep, by, deadline, most)
-            if listed.complete or "more_than" not in listed.detail:
-                return CountAnswer(listed.count, listed.complete, {**detail, **listed.detail, "method": "enumerate"})
-            detail["refused"]["enumerate"] = f"more than {ENUMERATE_MOST} to list: left to the frontier"
-            return self._frontier(dep, lay, by, detail)
+            return self._enumerate(dep, lay, by, deadline, detail, refused["frontier"] is None)
         if method == "profile":
             if by == "boards":
                 try:
@@ -180,6 +183,36 @@ class DpCounter(Counter):
             total, peak = profile.count(dep, lay)
             return CountAnswer(total, True, {**detail, "method": "profile", "peak_states": peak})
         return self._frontier(dep, lay, by, detail)
+
+    def _enumerate(self, dep: Any, lay: Any, by: str, deadline: float | None, detail: dict,
+                   frontier_takes: bool) -> CountAnswer:
+        """A clued instance's boards listed by CaDiCaL; past :data:`ENUMERATE_MOST` boards the frontier counts
+        (where it takes the instance); on boards of :data:`BUDGET_CELLS` cells or more a board that takes
+        CaDiCaL more than :data:`ENUMERATE_BUDGET` conflicts leaves the rest to CP-SAT searching longest pieces
+        first, the boards found excluded."""
+        from harness.counting.counters.cpsat import CpSatCounter
+        from harness.counting.counters.sat import SOLVER, enumerate_count
+
+        frontier_next = frontier_takes and "frontier" in self.engines
+        found: list[frozenset] = []
+        budget = ENUMERATE_BUDGET if lay.n >= BUDGET_CELLS else None
+        listed = enumerate_count(dep, by, deadline, ENUMERATE_MOST if frontier_next else None, budget, found)
+        detail = {**detail, **listed.detail, "method": "enumerate"}
+        if "more_than" in listed.detail:
+            detail["refused"]["enumerate"] = f"more than {ENUMERATE_MOST} to list: left to the frontier"
+            for key in ("more_than", "variables", "clauses", "solver"):
+                detail.pop(key)
+            return self._frontier(dep, lay, by, detail)
+        if "budget_out" not in listed.detail:
+            return CountAnswer(listed.count, listed.complete, detail)
+        rest = CpSatCounter().count(dep, by, deadline, exclude=found)
+        detail.pop("budget_out")
+        detail.update({"listed_by": {SOLVER: len(found), "cpsat": rest.count},
+                       "handoff": (f"after {len(found)} board(s) CaDiCaL ran out of its {ENUMERATE_BUDGET:,} conflicts "
+                                   "for the next: CP-SAT (longest pieces first) listed the rest"),
+                       "cpsat": rest.detail})
+        total = None if rest.count is None else len(found) + rest.count
+        return CountAnswer(total, rest.complete, detail)
 
     @staticmethod
     def _frontier(dep: Any, lay: Any, by: str, detail: dict) -> CountAnswer:

@@ -33,29 +33,46 @@ class SatCounter(Counter):
         return enumerate_count(dep, by, deadline)
 
 
-def enumerate_count(dep: Any, by: str, deadline: float | None = None, most: int | None = None) -> CountAnswer:
+def enumerate_count(dep: Any, by: str, deadline: float | None = None, most: int | None = None,
+                    budget: int | None = None, listed: list | None = None) -> CountAnswer:
     """The models of the shared CNF, blocked one by one (see the module docstring); at most ``most`` of them:
-    past that the answer is not complete and its detail says ``more_than``."""
+    past that the answer is not complete and its detail says ``more_than``.  ``budget``: the conflicts one
+    solver call may take; a call that runs out ends the listing (not complete, detail ``budget_out``).
+    ``listed`` receives each model found, as what it counts: a frozenset of (piece type, placement) by
+    deployments, of occupied cell indices by boards (the ``cpsat`` counter's ``exclude``)."""
     from pysat.solvers import Solver
 
     from harness.counting.counters.cnf import build_cnf
+    from harness.counting.placements import layout
 
-    cnf = build_cnf(dep)
-    detail = {"variables": cnf.nvars, "clauses": len(cnf.clauses), "solver": SOLVER}
+    lay = layout(dep)
+    cnf = build_cnf(dep, lay)
+    detail: dict[str, Any] = {"variables": cnf.nvars, "clauses": len(cnf.clauses), "solver": SOLVER}
     if cnf.unsat:
         return CountAnswer(0, True, detail)
     watch = cnf.placement_vars if by == "deployments" else cnf.cell_vars
+    what = ([(k, p) for k, t in enumerate(lay.types) for p in t.placements] if by == "deployments"
+            else list(range(lay.n)))
     found = 0
     with Solver(name=SOLVER, bootstrap_with=cnf.clauses) as solver:
-        while solver.solve():
+        while True:
+            if budget is not None:
+                solver.conf_budget(budget)
+            sat = solver.solve_limited() if budget is not None else solver.solve()
+            if sat is None:
+                return CountAnswer(found, False, {**detail, "budget_out": budget})
+            if not sat:
+                break
             if most is not None and found == most:
                 return CountAnswer(found, False, {**detail, "more_than": most})
             model = solver.get_model()
             found += 1
-            block = [-v for v in watch if model[v - 1] > 0]
-            if not block:  # nothing placed: this was the only model
+            chosen = [k for k, v in enumerate(watch) if model[v - 1] > 0]
+            if listed is not None:
+                listed.append(frozenset(what[k] for k in chosen))
+            if not chosen:  # nothing placed: this was the only model
                 break
-            solver.add_clause(block)
+            solver.add_clause([-watch[k] for k in chosen])
             if deadline is not None and time.monotonic() >= deadline:
                 return CountAnswer(found, False, detail)
     return CountAnswer(found, True, detail)
