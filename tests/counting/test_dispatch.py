@@ -219,3 +219,55 @@ def test_a_dp_worker_compiles_only_what_its_runs_need(monkeypatch):
     other.warm()
     assert set(ran) == {"profile"}
     assert CountRequest(rectangle, "frontier", "deployments").key() == "count:frontier"
+
+
+HANDOFF = r'''
+import json, sys
+from harness.counting.counters import dp, get_counter
+from harness.counting.deployment import Deployment, Piece
+from harness.counting.geometry import SQUARE
+dp.BUDGET_CELLS = int(sys.argv[1])
+cells = frozenset((r, c) for r in range(6) for c in range(6))
+dep = Deployment(SQUARE, cells, (Piece("a", SQUARE.straight(3)), Piece("b", SQUARE.straight(2), 2)),
+                 touching=False, row_clues=(2, None, 3, None, None, 1), col_clues=(None, 2, None, None, 2, None))
+out = []
+for budget in (0, 1, 2, 5, 10, 20, 50, 100, 10000):
+    dp.ENUMERATE_BUDGET = budget
+    for by in ("deployments", "boards"):
+        a = get_counter("dp")().count(dep, by)
+        out.append([budget, by, a.count, a.complete, a.detail.get("listed_by"), "handoff" in a.detail])
+print("RESULT " + json.dumps(out))
+'''
+
+
+def _handoff(budget_cells: int) -> list:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", HANDOFF, str(budget_cells)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.split("RESULT ", 1)[1])
+
+
+def test_boards_beyond_cadicals_budget_are_listed_by_cpsat_without_counting_one_twice():
+    """The handoff at every budget, by deployments and by boards: the same count as brute force, the boards
+    split between the two listers (some budget splits them both ways: were the boards found not excluded,
+    CP-SAT would list them again and the count would grow).  In a child process: no ortools in pytest's."""
+    from harness.counting.counters.dp import BUDGET_CELLS
+
+    dep = Deployment(SQUARE, FULL6, (Piece("a", SQUARE.straight(3)), Piece("b", SQUARE.straight(2), 2)),
+                     touching=False, row_clues=(2, None, 3, None, None, 1), col_clues=(None, 2, None, None, 2, None))
+    assert len(FULL6) < BUDGET_CELLS  # a board this small is listed by CaDiCaL alone by default
+    truth = {by: brute_count(dep, by) for by in ("deployments", "boards")}
+    assert truth["deployments"] > 2
+    rows_ = _handoff(0)
+    mixed = False
+    for budget, by, count, complete, listed_by, handed in rows_:
+        assert complete and count == truth[by], (budget, by, count)
+        if handed:
+            assert sum(listed_by.values()) == count
+            mixed |= listed_by["cadical195"] > 0 and listed_by["cpsat"] > 0
+    assert mixed, rows_
+    assert rows_[-1][5] is False  # 10,000 conflicts: CaDiCaL lists them all
+    assert not any(handed for *_, handed in _handoff(10_000))  # below BUDGET_CELLS: never handed off
