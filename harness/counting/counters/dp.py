@@ -47,10 +47,10 @@ ENGINES = ("cluster", "rows", "profile", "enumerate", "frontier")
 ENUMERATE_MOST = 1000
 """Boards (or deployments) the ``enumerate`` programme lists before it leaves a clued instance to the frontier."""
 
-ENUMERATE_BUDGET = 10_000
+ENUMERATE_BUDGET = 2_000
 """On boards of :data:`BUDGET_CELLS` cells or more, the conflicts CaDiCaL may take to find the ``enumerate``
 programme's next board (or to prove there is none) before CP-SAT lists the rest: a minimal 30x20 puzzle's board
-took CaDiCaL 83 s of CPU, CP-SAT longest first 18 s (10,000 conflicts cost about 2 s there)."""
+took CaDiCaL 83 s of CPU, CP-SAT longest first 16 s (10,000 conflicts cost about 2 s there, so few)."""
 
 BUDGET_CELLS = 400
 """Boards smaller than this are listed by CaDiCaL to the end: on the solbat puzzles (at most 15x15) CP-SAT
