@@ -16,12 +16,13 @@ the answer's ``detail.method`` says which ran and ``detail.refused`` why each fa
   or not, every hint; no clues; a profile of the narrower side that fits 62 bits.
 * ``enumerate`` (:func:`harness.counting.counters.sat.enumerate_count`): clued instances
   (a puzzle's boards are few): the shared CNF's models listed with python-sat (CaDiCaL)
-  and blocked one by one, at most :data:`ENUMERATE_MOST`, each within
-  :data:`ENUMERATE_BUDGET` conflicts; past either the frontier counts (and
-  ``detail.refused`` says so), or, where the frontier cannot hold the column clues (the
-  30x20 puzzles), CP-SAT (the ``cpsat`` counter, longest pieces first) lists the rest
-  with the boards found excluded (``detail.listed_by`` says how many each listed).  Exact
-  when it finishes, like every programme here.
+  and blocked one by one, at most :data:`ENUMERATE_MOST`; past that the frontier counts
+  (and ``detail.refused`` says so), or, where the frontier cannot hold the column clues,
+  the listing goes on.  On boards of :data:`BUDGET_CELLS` cells or more (the 30x20
+  puzzles) a board that takes CaDiCaL more than :data:`ENUMERATE_BUDGET` conflicts leaves
+  the rest to CP-SAT (the ``cpsat`` counter, longest pieces first) with the boards found
+  excluded (``detail.listed_by`` says how many each listed).  Exact when it finishes,
+  like every programme here.
 * ``frontier`` (:mod:`harness.counting.frontier`): any board (square or hex, islands),
   any pieces, touching allowed or forbidden, hints and clues: row clues with a running
   count in the state, column clues with one 4-bit count per clued column in the state
