@@ -93,7 +93,7 @@ def _guarded(call: Callable[[], Any], stop: Callable[[], None] | None = None) ->
         finally:
             done.set()
 
-    threading.Thread(target=run, daemon=True).start()
+    threading.Thread(target=run, name="battlebench-oracle-search", daemon=True).start()
     interrupt: KeyboardInterrupt | None = None
     while True:
         try:
