@@ -197,7 +197,8 @@ class DpCounter(Counter):
         frontier_next = frontier_takes and "frontier" in self.engines
         found: list[frozenset] = []
         budget = ENUMERATE_BUDGET if lay.n >= BUDGET_CELLS else None
-        listed = enumerate_count(dep, by, deadline, ENUMERATE_MOST if frontier_next else None, budget, found)
+        listed = enumerate_count(dep, by, deadline, ENUMERATE_MOST if frontier_next else None, budget, found,
+                                 lay)
         detail = {**detail, **listed.detail, "method": "enumerate"}
         if "more_than" in listed.detail:
             detail["refused"]["enumerate"] = f"more than {ENUMERATE_MOST} to list: left to the frontier"

@@ -34,25 +34,26 @@ class SatCounter(Counter):
 
 
 def enumerate_count(dep: Any, by: str, deadline: float | None = None, most: int | None = None,
-                    budget: int | None = None, listed: list | None = None) -> CountAnswer:
+                    budget: int | None = None, listed: list | None = None, lay: Any = None) -> CountAnswer:
     """The models of the shared CNF, blocked one by one (see the module docstring); at most ``most`` of them:
     past that the answer is not complete and its detail says ``more_than``.  ``budget``: the conflicts one
     solver call may take; a call that runs out ends the listing (not complete, detail ``budget_out``).
     ``listed`` receives each model found, as what it counts: a frozenset of (piece type, placement) by
-    deployments, of occupied cell indices by boards (the ``cpsat`` counter's ``exclude``)."""
+    deployments, of occupied cell indices by boards (the ``cpsat`` counter's ``exclude``).  ``lay``: the
+    instance's layout where the caller has it (made here otherwise)."""
     from pysat.solvers import Solver
 
     from harness.counting.counters.cnf import build_cnf
     from harness.counting.placements import layout
 
-    lay = layout(dep)
+    lay = layout(dep) if lay is None else lay
     cnf = build_cnf(dep, lay)
     detail: dict[str, Any] = {"variables": cnf.nvars, "clauses": len(cnf.clauses), "solver": SOLVER}
     if cnf.unsat:
         return CountAnswer(0, True, detail)
     watch = cnf.placement_vars if by == "deployments" else cnf.cell_vars
-    what = ([(k, p) for k, t in enumerate(lay.types) for p in t.placements] if by == "deployments"
-            else list(range(lay.n)))
+    what = ([] if listed is None else [(k, p) for k, t in enumerate(lay.types) for p in t.placements]
+            if by == "deployments" else list(range(lay.n)))
     found = 0
     with Solver(name=SOLVER, bootstrap_with=cnf.clauses) as solver:
         while True:
