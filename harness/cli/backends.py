@@ -45,7 +45,7 @@ def _describe(family: str, cls: Any) -> dict[str, Any]:
             out["measuring"] = cls.measuring()
         return out
     if family == "counter":
-        return {"by": list(cls.by), "library": cls.library}
+        return {"by": list(cls.by), "library": cls.library, "options": describe(cls.options)}
     if family == "strategy":
         return {"rules": list(cls.rules), "options": describe(cls.options)}
     return {"kinds": list(cls.forms()), "plugin": cls.plugin, "variant": cls.variant, "subject": cls.subject}

@@ -53,8 +53,6 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, Any] = dict(args.option)
     if kind != "backend" and args.formulation:
         raise UsageError("--formulation is a backend's")
-    if kind == "counter" and options:
-        raise UsageError("counters take no options")
     if args.grace < 0:
         raise UsageError("--grace must be >= 0")
     if kind == "backend":
@@ -71,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         from harness.counting.counters import get_counter
 
         cls = get_counter(name)
+        cls.resolve_options(options)
         missing = cls.available()
         if missing:
             raise UsageError(f"counter {name!r} is not available here: {missing}")
@@ -127,7 +126,7 @@ def _conform(kind: str, name: str, formulations: list[str], options: dict[str, A
         if kind == "counter":
             from harness.conform.counters import conform_counter
 
-            return conform_counter(pool, name, checks, grace, progress=show)
+            return conform_counter(pool, name, checks, grace, progress=show, options=options)
         from harness.conform.strategies import conform_strategy
 
         return conform_strategy(pool, name, options, checks, grace, progress=show)

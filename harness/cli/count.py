@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import BAD_INPUT, add_limits, check_limits, command, error, limits_of
+from harness.cli.common import BAD_INPUT, add_limits, add_options, check_limits, command, error, limits_of
 from harness.errors import InputError, UsageError
 
 NAME = "count"
@@ -28,6 +28,7 @@ def add_parser(sub: Any) -> None:
                  "the instance's known count.",
                  ["battlebench count instances/deployments/standard_10x10.toml",
                   "battlebench count instances/deployments/hex_blue.toml --counter sharpsat --json",
+                  "battlebench count instances/large/large_30x20_minimal_s502.toml -o split=2 -t 120",
                   "battlebench count instances/deployments/tiny/t6x6_position.toml --marginals --png-dir /tmp"],
                  {0: "every count is complete and agrees with the known count",
                   1: "a count is wrong, incomplete (timeout, memout), refused or failed",
@@ -38,6 +39,7 @@ def add_parser(sub: Any) -> None:
 
     ct.add_argument("--counter", "--backend", "-b", dest="counter", default=FAMILY.default,
                     help=f"a counter ({', '.join(FAMILY.names())}; battlebench backends lists them) or module:Class")
+    add_options(ct, "counter", "split=2")
     ct.add_argument("--marginals", action="store_true",
                     help="also the exact probability of a ship in each cell (the dp's): a text heat map and a PNG")
     ct.add_argument("--png-dir", default=".", metavar="DIR", help="where --marginals writes NAME-marginals.png")
@@ -54,6 +56,7 @@ def _check(args: argparse.Namespace) -> None:
     cls = get_counter(args.counter)
     if args.by not in cls.by:
         raise UsageError(f"the {args.counter} counter counts by {' or '.join(cls.by)}, not by {args.by}")
+    args.options = cls.resolve_options(dict(args.option))  # unknown names, bad values: exit 2 before any count
     check_limits(args)
     missing = cls.available()
     if missing:
@@ -89,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     limits = limits_of(args)
     task = CountTask()
     spec_of_task = TaskSpec("count", args.by)
-    pair = PairSpec(args.counter, args.by)
+    pair = PairSpec(args.counter, args.by, tuple(sorted((k, args.options[k]) for k in dict(args.option))))
     with WorkerPool(grace_s=limits.grace_s) as pool:
         for path in args.paths:
             try:
@@ -99,9 +102,11 @@ def run(args: argparse.Namespace) -> int:
                 exit_code = 2
                 continue
             if args.in_process:
-                request = CountRequest(dep, args.counter, args.by, args.time_limit, args.memory_mb, args.marginals)
+                request = CountRequest(dep, args.counter, args.by, args.time_limit, args.memory_mb, args.marginals,
+                                       options=pair.options)
                 t0 = time.perf_counter()
-                outcome = execute_count(dep, args.counter, args.by, args.time_limit, args.marginals)
+                outcome = execute_count(dep, args.counter, args.by, args.time_limit, args.marginals,
+                                        options=pair.option_dict)
                 res = judge_count(request, "ok", outcome, wall_s=time.perf_counter() - t0, cpu_s=None)
             else:
                 subject = Subject(str(path), dep, dep.name, dep.content_hash())

@@ -32,11 +32,12 @@ CASE_LIMIT_S = 60.0  # per tiny case: generous, they take milliseconds
 LIMIT_S = 2.0
 
 
-def _run(pool: Any, counter: str, dep: Any, by: str, limit_s: float, grace_s: float) -> Any:
+def _run(pool: Any, counter: str, dep: Any, by: str, limit_s: float, grace_s: float, options: tuple = ()) -> Any:
     from harness.tasks.count import CountTask
 
     subject = Subject(dep.name, dep, dep.name, dep.content_hash())
-    spec = make_spec(subject, PairSpec(counter, by), TaskSpec("count", by), None, 1, Limits(limit_s, None, grace_s))
+    spec = make_spec(subject, PairSpec(counter, by, options), TaskSpec("count", by), None, 1,
+                     Limits(limit_s, None, grace_s))
     return CountTask().execute(pool, spec, trust_refuses=False).result  # count() itself, whatever refuses() says
 
 
@@ -44,14 +45,14 @@ def _why(res: Any) -> str:
     return f"{res.status}" + (f" ({res.error[:160]})" if res.error else "")
 
 
-def _count(pool: Any, name: str, cls: Any, grace_s: float) -> tuple[str | None, int]:
+def _count(pool: Any, name: str, cls: Any, grace_s: float, options: tuple = ()) -> tuple[str | None, int]:
     taken = 0
     for dep in CASES:
         for by in cls.by:
             if cls.refuses(dep, by):
                 continue
             taken += 1
-            res = _run(pool, name, dep, by, CASE_LIMIT_S, grace_s)
+            res = _run(pool, name, dep, by, CASE_LIMIT_S, grace_s, options)
             want = truth(dep.name, by)
             if res.status is Status.REFUSED:
                 return f"{dep.name} by {by}: refused though its refuses() takes it: {res.error[:160]}", taken
@@ -64,7 +65,7 @@ def _count(pool: Any, name: str, cls: Any, grace_s: float) -> tuple[str | None, 
     return None, taken
 
 
-def _refuses(pool: Any, name: str, cls: Any, grace_s: float) -> tuple[str | None, int]:
+def _refuses(pool: Any, name: str, cls: Any, grace_s: float, options: tuple = ()) -> tuple[str | None, int]:
     declined = 0
     for dep in CASES:
         for by in cls.by:
@@ -72,18 +73,18 @@ def _refuses(pool: Any, name: str, cls: Any, grace_s: float) -> tuple[str | None
             if not why:
                 continue
             declined += 1
-            res = _run(pool, name, dep, by, CASE_LIMIT_S, grace_s)
+            res = _run(pool, name, dep, by, CASE_LIMIT_S, grace_s, options)
             if res.status is not Status.REFUSED:
                 return (f"{dep.name} by {by}: its refuses() declines it ({why[:80]}) but the run ended "
                         f"{_why(res)}" + (f" with {res.count:,}" if res.count is not None else "")), declined
     return None, declined
 
 
-def _limit(pool: Any, name: str, cls: Any, grace_s: float) -> tuple[str, str | None]:
+def _limit(pool: Any, name: str, cls: Any, grace_s: float, options: tuple = ()) -> tuple[str, str | None]:
     by = "deployments" if "deployments" in cls.by else cls.by[0]
     if cls.refuses(LIMIT_CASE, by):
         return "declined (its refuses() says so)", None
-    res = _run(pool, name, LIMIT_CASE, by, LIMIT_S, grace_s)
+    res = _run(pool, name, LIMIT_CASE, by, LIMIT_S, grace_s, options)
     wall = res.times.get("wall_s") or 0.0
     if res.status is Status.REFUSED:
         return "", f"{LIMIT_CASE.name}: refused though its refuses() takes it: {res.error[:160]}"
@@ -100,24 +101,28 @@ def _limit(pool: Any, name: str, cls: Any, grace_s: float) -> tuple[str, str | N
 
 
 def conform_counter(pool: Any, name: str, checks: tuple[str, ...] = CHECKS, grace_s: float = 3.0,
-                    progress: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
-    """Run ``checks`` on the counter ``name`` (a name or ``module:Class``) in ``pool``'s workers."""
+                    progress: Callable[[CheckResult], None] | None = None,
+                    options: dict[str, Any] | None = None) -> list[CheckResult]:
+    """Run ``checks`` on the counter ``name`` (a name or ``module:Class``) with ``options`` in ``pool``'s
+    workers."""
     from harness.counting.counters import get_counter
 
     cls = get_counter(name)
+    resolved = cls.resolve_options(options or {})
+    given = tuple(sorted((k, resolved[k]) for k in options or {}))
     out: list[CheckResult] = []
     for check in checks:
         start = time.perf_counter()
         if check == "count":
-            failure, n = _count(pool, name, cls, grace_s)
+            failure, n = _count(pool, name, cls, grace_s, given)
             row = CheckResult("-", check, failure is None, n, time.perf_counter() - start,
                               failure or f"{n} counts equal brute force")
         elif check == "refuses":
-            failure, n = _refuses(pool, name, cls, grace_s)
+            failure, n = _refuses(pool, name, cls, grace_s, given)
             row = CheckResult("-", check, failure is None, n, time.perf_counter() - start,
                               failure or f"{n} declined cases refused cleanly")
         elif check == "limit":
-            said, failure = _limit(pool, name, cls, grace_s)
+            said, failure = _limit(pool, name, cls, grace_s, given)
             row = CheckResult("-", check, failure is None, 1, time.perf_counter() - start, failure or said)
         else:
             raise ValueError(f"unknown conformance check {check!r}")

@@ -88,7 +88,7 @@ PER_TASK: dict[str, tuple[str, str, str, str]] = {
     "formulation": ("the formulation", "what is counted: deployments or boards (as task)",
                     "the announcement rule: ship, sunk or none",
                     "the announcement rule: ship, sunk or none"),
-    "options": ("every backend option, defaults filled in (JSON)", "{} (counters take no options)",
+    "options": ("every backend option, defaults filled in (JSON)", "every counter option, defaults filled in (JSON)",
                 "the strategy's options as configured (JSON)",
                 "the strategy's options as configured (JSON)"),
     "task": ("solve or count-K", "deployments or boards", "play",

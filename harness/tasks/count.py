@@ -1,8 +1,9 @@
 """The count task: one counter counts a deployment instance's deployments (or distinct boards) exactly.
 
 A config names it ``task = "deployments"`` or ``"boards"`` (what is counted); its pairs
-name counters (``counter = "dp"``, or ``backend = "dp"``), each counting what the task
-counts.  A run: the worker imports the counter, counts, times it and catches failures
+name counters (``counter = "dp"``, or ``backend = "dp"``) and the options they declare
+(``options = { split = 2 }``, checked before any run), each counting what the task counts.
+A run: the worker imports the counter, counts, times it and catches failures
 (:meth:`CountRequest.execute`); here the count is judged against the instance's known
 count (``meta.expected_count``, or the manifest's) and the pure :func:`classify_count`
 gives the status.  A counter that declines an instance (:class:`Unsupported`) gives a
@@ -20,7 +21,7 @@ from typing import Any
 from harness.core.failures import failure_of
 from harness.core.record import dumps
 from harness.core.status import Status, Termination, ended_early
-from harness.core.tables import get, one_of
+from harness.core.tables import get, one_of, option_types
 from harness.core.task import (Executed, PairSpec, ReportSection, Request, RunSpec, Subject, TaskSpec, TaskType,
                                WorkerOutcome, base_record, error_record, read_subject, termination_of)
 from harness.errors import ConfigError, InputError
@@ -57,6 +58,7 @@ class CountRequest(Request):
     marginals: bool = False  # also the exact marginals of every cell (the dp's), within the same limits
     trust_refuses: bool = True  # refuse what the counter's refuses() declines without calling count() (conform
     # sets False, to see whether count() does what refuses() says)
+    options: tuple[tuple[str, Any], ...] = ()  # the counter's options as configured
 
     def key(self) -> str:
         """The counter's worker; for ``dp``, one per set of compiled programmes its runs need
@@ -73,7 +75,7 @@ class CountRequest(Request):
 
     def execute(self) -> CountOutcome:
         return execute_count(self.instance, self.backend, self.formulation, self.time_limit_s, self.marginals,
-                             self.trust_refuses)
+                             self.trust_refuses, dict(self.options))
 
     def warm(self) -> dict[str, str]:
         """Import the counter and count tiny instances with it: compilation (numba) is paid here, outside the
@@ -128,8 +130,9 @@ def versions_of(counter: str) -> dict[str, str]:
 
 
 def execute_count(dep: Any, counter: str, by: str, time_limit_s: float | None = None,
-                  with_marginals: bool = False, trust_refuses: bool = True) -> CountOutcome:
-    """Count in this process; failures come back as ``failure`` (never raised)."""
+                  with_marginals: bool = False, trust_refuses: bool = True,
+                  options: dict[str, Any] | None = None) -> CountOutcome:
+    """Count in this process with the counter's ``options``; failures come back as ``failure`` (never raised)."""
     from harness.counting.counters import Unsupported, get_counter
     from harness.counting.reduce import cannot_fit
 
@@ -152,7 +155,7 @@ def execute_count(dep: Any, counter: str, by: str, time_limit_s: float | None = 
         if empty:  # 0 at once: a million copies of a ship need no counter to say so
             out.count, out.complete, out.detail = 0, True, {"method": "precheck", "precheck": empty}
             return out
-        answer = cls().count(dep, by, deadline)
+        answer = cls(**(options or {})).count(dep, by, deadline)
         out.count_s = time.perf_counter() - t1
         out.count, out.complete, out.detail = answer.count, answer.complete, dict(answer.detail)
         if with_marginals:
@@ -340,7 +343,7 @@ class CountTask(TaskType):
     variant = "what is counted"
     subject = "deployment instance"
     family = "harness.counting.counters:FAMILY"
-    pair_keys = ("counter", "backend", "formulation")
+    pair_keys = ("counter", "backend", "formulation", "options")
 
     @classmethod
     def parse_pair(cls, entry: dict[str, Any], where: str, path: Path, spec: TaskSpec) -> PairSpec:
@@ -359,7 +362,13 @@ class CountTask(TaskType):
         if spec.label not in counter.by:
             raise ConfigError(path, f"{where}.{key}", f"the {name} counter counts by {' or '.join(counter.by)}, "
                               f"not by {spec.label}")
-        return PairSpec(name, spec.label, ())
+        options = get(entry, "options", dict, path, where=f"{where}.options") or {}
+        option_types(counter.options, f"counter {name}", options, path, where)
+        try:
+            resolved = counter.resolve_options(options)
+        except InputError as exc:
+            raise ConfigError(path, f"{where}.options", str(exc)) from None
+        return PairSpec(name, spec.label, tuple(sorted((k, resolved[k]) for k in options)))
 
     @classmethod
     def load(cls, path: Path, shown: str) -> Subject:
@@ -371,7 +380,7 @@ class CountTask(TaskType):
         if spec.instance is None:
             return Executed(error_record(spec, spec.load_error))
         request = CountRequest(spec.instance, spec.pair.backend, spec.task.label, spec.limits.time_s,
-                               spec.limits.memory_mb, marginals, trust_refuses)
+                               spec.limits.memory_mb, marginals, trust_refuses, spec.pair.options)
         ex = pool.execute(request)
         result = judge_count(request, ex.kind, ex.outcome, ex.error, ex.wall_s, ex.cpu_s)
         if ex.detail:  # what the runner saw: killed at the limit, a late answer, the worker's last words
@@ -400,9 +409,11 @@ class CountTask(TaskType):
             answer = "unknown"
         versions = result.versions or {}
         try:
-            solver = get_counter(spec.pair.backend).solver_label(versions)
+            counter = get_counter(spec.pair.backend)
+            solver = counter.solver_label(versions)
+            options = counter.resolve_options(spec.pair.option_dict)  # every option, defaults filled in
         except InputError:
-            solver = None
+            solver, options = None, spec.pair.option_dict
         detail = {k: v for k, v in result.detail.items() if k != "trace"}
         detail.update(count=None if count is None else str(count),
                       expected=None if result.expected is None else str(result.expected))
@@ -410,7 +421,7 @@ class CountTask(TaskType):
             detail["trace"] = result.detail["trace"][-2000:]
         square = dep.grid.kind == "square"
         rec.update(
-            rows=dep.rows if square else None, cols=dep.cols if square else None, options=dumps({}),
+            rows=dep.rows if square else None, cols=dep.cols if square else None, options=dumps(options),
             status=str(result.status), answer=answer, exhausted=int(bool(result.complete)),
             termination=str(result.termination), verdict=result.verdict,
             count=count if count is not None and count <= INT64_MAX else None, complete=int(bool(result.complete)),

@@ -16,6 +16,7 @@ from harness.play.strategies import FAMILY as STRATEGIES
 LIARS = '''
 import random as _random
 
+from harness.core.options import Option
 from harness.counting.counters import CountAnswer, Counter, Unsupported
 from harness.counting.counters.brute import BruteCounter
 from harness.play.strategies import Strategy
@@ -29,6 +30,16 @@ class OffByOne(BruteCounter):
     def count(self, dep, by="deployments", deadline=None):
         answer = super().count(dep, by, deadline)
         return CountAnswer(answer.count + (1 if dep.hits else 0), answer.complete, answer.detail)
+
+
+class Nudged(BruteCounter):
+    """Counts ``off`` deployments too many: right with its default option, wrong with another."""
+    name = "nudged"
+    options = {"off": Option(0, int)}
+
+    def count(self, dep, by="deployments", deadline=None):
+        answer = super().count(dep, by, deadline)
+        return CountAnswer(answer.count + self.opts["off"], answer.complete, answer.detail)
 
 
 class ShyOfHex(BruteCounter):
@@ -127,6 +138,12 @@ def test_every_registered_counter_conforms(capsys, counter):
     assert report["checks"][0]["cases"] > 0
 
 
+def test_the_cpsat_counter_split_in_cubes_conforms(capsys):
+    code, report, err = _conform(capsys, "--counter", "cpsat", "-o", "split=2")
+    assert code == 0, json.dumps(report, indent=1) + err
+    assert report["options"] == {"split": "2"} and report["checks"][0]["cases"] > 0
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES.names())
 def test_every_registered_strategy_conforms(capsys, strategy):
     options = ["-o", "block=500"] if strategy == "thompson" else []
@@ -146,6 +163,15 @@ def test_a_lying_counter_fails_the_check_its_lie_breaks(capsys, liars, liar, che
     assert code == 1, err
     (row,) = report["checks"]
     assert row["check"] == check and not row["passed"] and said in row["detail"], row
+
+
+def test_a_counters_options_reach_the_runs_conform_makes(capsys, liars):
+    """The same counter passes with its default option and fails with the option that makes it lie: the
+    options are the runs' (a pair ``nudged[off=1]``), not dropped on the way to the worker."""
+    code, report, err = _conform(capsys, "--counter", "bb_liars:Nudged", "--check", "count")
+    assert code == 0 and report["checks"][0]["passed"], err
+    code, report, err = _conform(capsys, "--counter", "bb_liars:Nudged", "-o", "off=1", "--check", "count")
+    assert code == 1 and "brute force has" in report["checks"][0]["detail"] and report["options"] == {"off": "1"}
 
 
 @pytest.mark.parametrize("liar, check, said", [
@@ -168,7 +194,8 @@ def test_a_lying_strategy_fails_the_check_its_lie_breaks(capsys, liars, liar, ch
     (["--counter", "nope"], "unknown counter 'nope'"),
     (["--strategy", "thompson", "-o", "blok=3"], "has no option 'blok'"),
     (["--counter", "dp", "--check", "legal"], "unknown check 'legal' for a counter"),
-    (["--counter", "dp", "-o", "x=1"], "counters take no options"),
+    (["--counter", "dp", "-o", "x=1"], "counter dp has no option 'x' (known: split)"),
+    (["--counter", "cpsat", "-o", "split=0"], "option 'split' of counter cpsat must be >= 1"),
 ])
 def test_bad_conform_input_is_one_line(capsys, argv, message):
     code, out, err = run(capsys, "conform", *argv)

@@ -195,3 +195,35 @@ def test_check_judges_every_stored_count_again(capsys, tmp_path, sql, said):
         assert db.execute(sql).rowcount == 1
     code, out, _ = run(capsys, "check", tmp_path / "out")
     assert code == 1 and "contradicted when judged again" in out and said in out, out
+
+
+@pytest.mark.parametrize("options,said", [
+    ("{ nope = 1 }", "pairs[0].options: counter cpsat has no option 'nope' (known: split)"),
+    ("{ split = 0 }", "pairs[0].options: option 'split' of counter cpsat must be >= 1"),
+    ('{ split = "two" }', "pairs[0].options: option 'split' of counter cpsat must be int, not 'two'"),
+    ("{ split = 1.5 }", "pairs[0].options: option 'split' of counter cpsat must be int, not 1.5"),
+    ("{ split = 2 }", ""),
+])
+def test_a_counters_options_are_checked_before_any_run(capsys, tmp_path, options, said):
+    cfg = _campaign(tmp_path, ["cpsat"], [TINY / "t4x4_3_2.toml"])
+    cfg.write_text(cfg.read_text().replace('{ backend = "cpsat" }', f'{{ backend = "cpsat", options = {options} }}'))
+    code, _, err = run(capsys, "run", cfg)
+    if not said:
+        assert code == 0, err
+        return
+    assert code == 2 and said in err and err.count("\n") == 1, err  # one line, no traceback
+    assert not (tmp_path / "out" / "results.sqlite").exists()
+
+
+def test_count_takes_a_counters_options_and_refuses_unknown_ones(capsys):
+    code, out, _ = run(capsys, "count", TINY / "t5x5_clues.toml", "--counter", "cpsat", "-o", "split=3", "--json")
+    row = json.loads(out)
+    from harness.counting.brute import brute_count
+    from harness.counting.format import read_deployment
+
+    assert code == 0 and row["count"] == brute_count(read_deployment(TINY / "t5x5_clues.toml"))
+    assert "3 searches at once" in row["detail"]["split"]
+    code, _, err = run(capsys, "count", TINY / "t5x5_clues.toml", "--counter", "cluster", "-o", "split=2")
+    assert code == 2 and "counter cluster has no option 'split' (it takes none)" in err
+    code, _, err = run(capsys, "count", TINY / "t5x5_clues.toml", "-o", "split=x")
+    assert code == 2 and "option 'split' of counter dp must be int, not 'x'" in err

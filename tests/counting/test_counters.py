@@ -74,6 +74,7 @@ STANDARD_6X6 = Deployment(SQUARE, _square(6, 6), STANDARD)
 SHARPSAT_ON = {"4x4", "4x4-same-shapes", "hex-holed-apart", "hints-apart", "hints-touching", "clues", "clues-apart",
                "fits-nowhere", "hit-uncoverable", "too-many-copies"}
 CASES = [(name, by) for name in INSTANCES for by in BY]
+SPLITS = (2, 3)
 
 
 def _count_all(names: list[str]) -> dict:
@@ -95,6 +96,15 @@ def _count_all(names: list[str]) -> dict:
     for name in {"dlx", "sat", "cpsat"} & set(names):
         answer = classes[name]().count(STANDARD_6X6, "deployments", deadline=time.monotonic())
         out[f"deadline|{name}"] = [answer.count, answer.complete]
+    if "cpsat" in names:  # the split: several searches at once over disjoint cubes
+        for split in SPLITS:
+            for inst, dep in INSTANCES.items():
+                for by in BY:
+                    answer = classes["cpsat"](split=split).count(dep, by)
+                    out[f"{inst}|{by}|cpsat-split{split}"] = [answer.count, answer.complete,
+                                                              answer.detail.get("split")]
+        answer = classes["cpsat"](split=2).count(STANDARD_6X6, "deployments", deadline=time.monotonic())
+        out["deadline|cpsat-split2"] = [answer.count, answer.complete]
     return out
 
 
@@ -178,3 +188,45 @@ def test_a_passed_deadline_stops_the_enumerating_counters(counted):
     for name in ("dlx", "sat", "cpsat"):
         total, complete = counted[f"deadline|{name}"]
         assert complete is False and 0 <= total < 6_687_136, (name, total)
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_the_cpsat_split_counts_what_brute_force_counts(counted, split):
+    """Several searches at once over disjoint cubes: each instance's count by deployments and by boards is brute
+    force's (a cube counted twice, or one left out, would change some count), searched in cubes."""
+    wrong, cut = {}, 0
+    for inst, dep in INSTANCES.items():
+        for by in BY:
+            count, complete, how = counted[f"{inst}|{by}|cpsat-split{split}"]
+            if [count, complete] != [brute_count(dep, by), True]:
+                wrong[inst, by] = (count, complete, brute_count(dep, by))
+            cut += how is not None and f"{split} searches at once" in how
+    assert wrong == {}
+    assert cut > len(INSTANCES)  # most instances were really split (the empty ones end before any search)
+
+
+def test_the_split_stops_at_a_passed_deadline(counted):
+    total, complete = counted["deadline|cpsat-split2"]
+    assert complete is False and 0 <= total < 6_687_136
+
+
+@pytest.mark.parametrize("inst", sorted(INSTANCES))
+def test_the_cubes_of_a_split_hold_every_deployment_exactly_once(inst):
+    """Disjoint and exhaustive, whatever their number: each brute-force deployment meets exactly one cube."""
+    from harness.counting.brute import _deployments
+    from harness.counting.counters.cpsat import cubes
+    from harness.counting.placements import layout
+
+    dep = INSTANCES[inst]
+    lay = layout(dep)
+    every = [frozenset(chosen) for chosen, _ in _deployments(dep, lay)]
+
+    def meets(cube, placed) -> bool:
+        return all(any(kp in placed for kp in keys) if kind == "some" else
+                   all((kp in placed) == (kind == "all") for kp in keys) for kind, keys in cube)
+
+    for n in (1, 2, 3, 5, 8, 40):
+        cut = cubes(lay, n)
+        assert 1 <= len(cut) <= max(n, 1)
+        for placed in every:
+            assert sum(meets(cube, placed) for cube in cut) == 1, (n, sorted(placed))

@@ -234,8 +234,10 @@ out = []
 for budget in (0, 1, 2, 5, 10, 20, 50, 100, 10000):
     dp.ENUMERATE_BUDGET = budget
     for by in ("deployments", "boards"):
-        a = get_counter("dp")().count(dep, by)
-        out.append([budget, by, a.count, a.complete, a.detail.get("listed_by"), "handoff" in a.detail])
+        for split in (1, 2):
+            a = get_counter("dp")(split=split).count(dep, by)
+            out.append([budget, by, a.count, a.complete, a.detail.get("listed_by"), "handoff" in a.detail,
+                        split, a.detail.get("cpsat", {}).get("split")])
 print("RESULT " + json.dumps(out))
 '''
 
@@ -263,11 +265,12 @@ def test_boards_beyond_cadicals_budget_are_listed_by_cpsat_without_counting_one_
     assert truth["deployments"] > 2
     rows_ = _handoff(0)
     mixed = False
-    for budget, by, count, complete, listed_by, handed in rows_:
-        assert complete and count == truth[by], (budget, by, count)
+    for budget, by, count, complete, listed_by, handed, split, cubes in rows_:
+        assert complete and count == truth[by], (budget, by, split, count)
         if handed:
             assert sum(listed_by.values()) == count
             mixed |= listed_by["cadical195"] > 0 and listed_by["cpsat"] > 0
+            assert (cubes is not None and "2 searches at once" in cubes) == (split == 2), (split, cubes)
     assert mixed, rows_
     assert rows_[-1][5] is False  # 10,000 conflicts: CaDiCaL lists them all
-    assert not any(handed for *_, handed in _handoff(10_000))  # below BUDGET_CELLS: never handed off
+    assert not any(row[5] for row in _handoff(10_000))  # below BUDGET_CELLS: never handed off

@@ -82,18 +82,23 @@ def test_counters_and_strategies_name_their_code(capsys, tmp_path):
         name = "names"
         instances = ["{TINY_BOARD}"]
         task = "deployments"
-        pairs = [{{ counter = "dp" }}, {{ counter = "cpsat" }}]
+        pairs = [{{ counter = "dp" }}, {{ counter = "cpsat", options = {{ split = 2 }} }}, {{ counter = "brute" }}]
         """)
     assert run(capsys, "run", cfg, "--progress", "plain")[0] == 0
     from harness import __version__
 
     rows = dict(_rows(tmp_path, "backend, solver_version"))
-    # what docs/reference/records.md says the count task's columns hold
-    assert set(_rows(tmp_path, "options, boards, verdicts, exhausted = complete, formulation, task")) == {
-        ("{}", "[]", "[]", 1, "deployments", "deployments")}
+    # what docs/reference/records.md says the count task's columns hold: every option, defaults filled in
+    assert set(_rows(tmp_path, "pair, options, boards, verdicts, exhausted = complete, formulation, task")) == {
+        ("dp/deployments", '{"split":1}', "[]", "[]", 1, "deployments", "deployments"),
+        ("cpsat[split=2]/deployments", '{"split":2}', "[]", "[]", 1, "deployments", "deployments"),
+        ("brute/deployments", "{}", "[]", "[]", 1, "deployments", "deployments")}
+    split = json.loads(_rows(tmp_path, "detail")[1][0])["split"]  # the option was the run's: it searched in cubes
+    assert "2 searches at once" in split and len({c for (c,) in _rows(tmp_path, "count")}) == 1
     import ortools
 
-    assert rows == {"dp": f"battlebench {__version__}", "cpsat": f"ortools {ortools.__version__}"}
+    assert rows == {"dp": f"battlebench {__version__}", "cpsat": f"ortools {ortools.__version__}",
+                    "brute": f"battlebench {__version__}"}
 
 
 def test_a_counters_refusal_is_a_refused_run_naming_who_takes_it(capsys, tmp_path):

@@ -4,7 +4,9 @@ A counter takes a :class:`~harness.counting.deployment.Deployment` and says how 
 deployments (or distinct boards) it has, as an exact Python integer.  The contract (the
 page ``docs/reference/plugins/counters.md``; ``battlebench conform --counter NAME`` qualifies one):
 
-* ``name``, ``by`` (the semantics it supports: ``deployments``, ``boards``),
+* ``name``, ``by`` (the semantics it supports: ``deployments``, ``boards``), ``options``
+  (``{name: Option(default, type, ...)}``: a counter takes only the options it declares,
+  converted to their types, in ``self.opts``; a pair ``dp[split=2]/deployments``),
   ``library`` (the package that does the counting, whose version names the run's solver;
   None when the algorithm is battlebench's own), ``packages`` (every package whose version
   a record keeps), ``requires``/``install`` (modules it needs; how to install them);
@@ -27,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.core.options import Option, resolve
 from harness.core.plugins import Family, named_version, overridden, own_versions
 
 BY = ("deployments", "boards")
@@ -54,6 +57,15 @@ class Counter:
     packages: tuple[str, ...] = ()  # further distributions whose versions a record keeps (a compiler, ...)
     requires: tuple[str, ...] = ()  # top-level modules it needs: found, never imported, by available()
     install = ""  # how to install them
+    options: dict[str, Option] = {}
+
+    def __init__(self, **options: Any):
+        self.opts = self.resolve_options(options)
+
+    @classmethod
+    def resolve_options(cls, given: dict[str, Any]) -> dict[str, Any]:
+        """Defaults filled in, converted to their declared types; unknown names and bad values a UsageError."""
+        return resolve(cls.options, given, f"counter {cls.name}")
 
     @classmethod
     def versions(cls) -> dict[str, str]:
@@ -119,6 +131,8 @@ def _contract(cls: type[Counter]) -> list[str]:
         problems.append(f"by must be a non-empty tuple of {', '.join(BY)}")
     if cls.library is not None and not isinstance(cls.library, str):
         problems.append("library must be a distribution's name or None")
+    if not isinstance(cls.options, dict) or not all(isinstance(o, Option) for o in cls.options.values()):
+        problems.append("options must be a dict of Option")
     if not isinstance(cls.requires, tuple) or not all(isinstance(m, str) for m in cls.requires):
         problems.append("requires must be a tuple of module names")
     if not overridden(cls, Counter, "count"):

@@ -1,7 +1,9 @@
 """The ``cpsat`` counter: every solution enumerated by OR-Tools CP-SAT over one boolean per placement.
 
 The model's only variables are the placement booleans, so each solution CP-SAT reports
-is one deployment (identical copies are one type with "exactly ``count``", so unlabelled).
+is one deployment (identical copies are one type with "exactly ``count``", so unlabelled);
+placements that cannot be in any (:func:`possible`: more cells on a line than its clue, or
+next to a hit when pieces may not touch) have none.
 Constraints: per piece type, its placements sum to its copies; a hit cell is covered; a
 row or column clue equals the sum of the placements covering its cells (weighted by how
 many of its cells each covers); no two placements share a cell and, touching forbidden,
@@ -12,11 +14,24 @@ of a placement and the placements covering a cell of its halo.
 
 Clued instances (puzzles) are searched longest pieces first (those lying along a row
 before the others, then in board order), with every linear constraint in the LP from the
-start: the solve task's fastest certifying configuration (``reports/certify-speed``).  It
+start: the solve task's fastest certifying configuration (``reports/certify-speed``), its
+model built the way the cpsat backend builds it (variables in the search's order; fleet,
+clues, windows, hits in that order), on which CP-SAT's fixed search is as fast as there
+(the same constraints in another order, with the impossible placements kept, split into
+cubes as below: 53 s of CPU against 31 s on ``large_30x20_minimal-u20_s600``).  It
 counted the board of a minimal 30x20 puzzle (``instances/large/large_30x20_minimal_s502.toml``)
 in 16 s of CPU where CP-SAT's own search took 71 s (the 2x2 windows: 22 s before them; the
 pieces along rows first: 89 s instead of over 120 s on seed 517, 59 s instead of 70 s on
 seed 501).  Without clues CP-SAT's own search is kept.
+
+``split = N`` (default 1) counts with N single-worker CP-SAT searches at once, each in a thread:
+the deployments are cut into ``CUBES_PER_SEARCH * N`` disjoint cubes (:func:`cubes`: the
+placements of the longest piece type with one copy dealt among them, else a chain over the
+first placements longest first: "p1..p(i-1) absent, p(i) present", the last "all absent"),
+each cube one search with the same model and order; the count is the cubes' sum (by
+boards, the union of their boards).  The solve task's ``split`` of the cpsat backend cuts
+the same way (``reports/large-certify``: 10 of the 15 minimal 30x20 puzzles certified in
+120 s with two searches at once, 8 with one).
 
 By boards the callback collects the distinct sets of occupied cells (small counts only).
 ``exclude`` takes deployments (or boards) already counted elsewhere, as sets of
@@ -28,10 +43,60 @@ the count is what was enumerated (``complete=False``).
 
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
 
+from harness.core.options import Option
 from harness.counting.counters import CountAnswer, Counter
+
+CUBES_PER_SEARCH = 4
+"""Cubes per search of a split, so that a slow cube does not leave a thread idle."""
+
+
+def cubes(lay: Any, count: int, kept: dict[int, list] | None = None) -> list[list[tuple[str, list]]]:
+    """At most ``count`` disjoint cubes covering every deployment of ``lay``, over its placements ``(type k,
+    placement)`` (those of ``kept[k]``, in that order; default: every placement of the layout): each a list of
+    ``("some", placements)`` (one of these: a type with one copy places it on one) and ``("none", ...)`` /
+    ``("all", ...)`` (all absent / all present) constraints (module docstring)."""
+    if kept is None:
+        kept = {k: list(t.placements) for k, t in enumerate(lay.types)}
+    if count <= 1:
+        return [[]]
+    ones = [(len(kept[k][0]), -k) for k, t in enumerate(lay.types) if t.count == 1 and len(kept[k]) >= 2]
+    if ones:
+        k = -max(ones)[1]
+        group = [(k, p) for p in kept[k]]
+        n = min(count, len(group))
+        return [[("some", group[g::n])] for g in range(n)]
+    every = sorted(((k, p) for k in kept for p in kept[k]), key=lambda kp: -len(kp[1]))
+    order = every[:count - 1]
+    return [[("none", order[:i]), ("all", [order[i]])] for i in range(len(order))] + [[("none", order)]]
+
+
+def possible(dep: Any, lay: Any) -> dict[int, list[tuple[int, ...]]]:
+    """Per layout type, the placements that can be in a deployment, in the order the search tries them: those
+    lying along a row first, then by their first cell.  Left out: a placement with more cells on a line than its
+    clue, and (pieces apart) one next to a hit (that cell is another piece's)."""
+    def fits(p: tuple[int, ...]) -> bool:
+        if not dep.touching and any(i in lay.hits for i in lay.halo[p]):
+            return False
+        for clues, axis in ((dep.row_clues, 0), (dep.col_clues, 1)):
+            if clues is None:
+                continue
+            on: dict[int, int] = {}
+            for i in p:
+                on[lay.cells[i][axis]] = on.get(lay.cells[i][axis], 0) + 1
+            if any(clues[line] is not None and n > clues[line] for line, n in on.items()):
+                return False
+        return True
+
+    def across(p: tuple[int, ...]) -> bool:
+        return dep.grid.kind == "square" and len({lay.cells[i][0] for i in p}) > 1
+
+    return {k: sorted((p for p in t.placements if fits(p)), key=lambda p: (across(p), lay.cells[p[0]]))
+            for k, t in enumerate(lay.types)}
 
 
 def windows(lay: Any) -> list[list[int]]:
@@ -52,6 +117,8 @@ class CpSatCounter(Counter):
 
     requires = ('ortools',)
     install = 'pip install ortools'
+    options = {"split": Option(1, int, minimum=1, help="CP-SAT searches at once, each in a thread, over disjoint "
+                                                     "cubes of the deployments (by the longest piece's placements)")}
 
     def count(self, dep: Any, by: str = "deployments", deadline: float | None = None,
               exclude: Iterable[frozenset] = ()) -> CountAnswer:
@@ -61,22 +128,43 @@ class CpSatCounter(Counter):
 
         self.check_by(by)
         lay = layout(dep)
-        if any(len(t.placements) < t.count for t in lay.types) or any(
-                not any(i in p for t in lay.types for p in t.placements) for i in lay.hits):
+        kept = possible(dep, lay)
+        if any(len(kept[k]) < t.count for k, t in enumerate(lay.types)) or any(
+                not any(i in p for ps in kept.values() for p in ps) for i in lay.hits):
             return CountAnswer(0, True, {"variables": 0})
         model = cp_model.CpModel()
         covering: list[list[Any]] = [[] for _ in range(lay.n)]
-        chosen: list[tuple[Any, tuple[int, ...]]] = []
+        chosen: list[tuple[Any, tuple[int, ...]]] = []  # in the order the search tries them
         var: dict[tuple[int, tuple[int, ...]], Any] = {}
-        for k, t in enumerate(lay.types):
+        for k in sorted(kept, key=lambda k: -max(map(len, kept[k]), default=0)):  # longest pieces first
             xs = []
-            for p in t.placements:
+            for p in kept[k]:
                 x = var[k, p] = model.NewBoolVar(f"p{k}_{'_'.join(map(str, p))}")
                 xs.append(x)
                 chosen.append((x, p))
                 for i in p:
                     covering[i].append(x)
-            model.Add(sum(xs) == t.count)
+            if lay.types[k].count == 1:
+                model.AddExactlyOne(xs)
+            else:
+                model.Add(sum(xs) == lay.types[k].count)
+        clued = False
+        for clues, axis in ((dep.row_clues, 0), (dep.col_clues, 1)):
+            for line, v in enumerate(clues or ()):
+                if v is None:
+                    continue
+                clued = True
+                weight: dict[int, int] = {}  # per placement (variable index), its cells on the line
+                for i, c in enumerate(lay.cells):
+                    if c[axis] == line:
+                        for x in covering[i]:
+                            weight[x.Index()] = weight.get(x.Index(), 0) + 1
+                if not weight:  # nothing can lie on this line
+                    if v:
+                        return CountAnswer(0, True, {"variables": len(chosen)})
+                    continue
+                model.Add(cp_model.LinearExpr.WeightedSum([model.GetBoolVarFromProtoIndex(j) for j in weight],
+                                                          list(weight.values())) == v)
         if not dep.touching and dep.grid.kind == "square":
             for cells in windows(lay):
                 meets = {id(x): x for i in cells for x in covering[i]}
@@ -91,62 +179,71 @@ class CpSatCounter(Counter):
                     for i in lay.halo[p]:
                         if covering[i]:
                             model.AddAtMostOne([x, *covering[i]])
-        for i in lay.hits:
-            model.AddBoolOr(covering[i])
-        clued = False
-        for clues, axis in ((dep.row_clues, 0), (dep.col_clues, 1)):
-            for line, v in enumerate(clues or ()):
-                if v is None:
-                    continue
-                clued = True
-                xs = [x for i, c in enumerate(lay.cells) if c[axis] == line for x in covering[i]]
-                if not xs:  # nothing can lie on this line
-                    if v:
-                        return CountAnswer(0, True, {"variables": len(chosen)})
-                    continue
-                model.Add(sum(xs) == v)
+        for i in sorted(lay.hits, key=lambda i: lay.cells[i]):  # one piece covers it (two never share a cell)
+            model.AddExactlyOne(covering[i])
         excluded = 0
         for known in exclude:  # not all of these placements (or occupied cells) again
             xs = ([var[kp] for kp in known] if by == "deployments" else
                   [x for i in known for x in covering[i]])
             model.Add(sum(xs) <= len(known) - 1)
             excluded += 1
-
-        boards: set[frozenset[int]] = set()
-
-        class Tally(cp_model.CpSolverSolutionCallback):
-            def __init__(self) -> None:
-                super().__init__()
-                self.found = 0
-
-            def on_solution_callback(self) -> None:
-                self.found += 1
-                if by == "boards":
-                    boards.add(frozenset(i for x, p in chosen if self.Value(x) for i in p))
-
-        solver = cp_model.CpSolver()
-        solver.parameters.enumerate_all_solutions = True
-        solver.parameters.num_workers = 1
         if clued:  # longest pieces first, the LP whole (see the module docstring)
-            def first(j: int) -> tuple:  # longest first, those lying along a row before the others
-                p = chosen[j][1]
-                return -len(p), dep.grid.kind == "square" and len({lay.cells[i][0] for i in p}) > 1, j
+            model.AddDecisionStrategy([x for x, _ in chosen], cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
+        searches = self.opts["split"]
+        todo = cubes(lay, CUBES_PER_SEARCH * searches, kept)
+        boards: set[frozenset[int]] = set()
+        lock = threading.Lock()
+        found = [0]
+        statuses: list[str] = []
 
-            order = sorted(range(len(chosen)), key=first)
-            model.AddDecisionStrategy([chosen[j][0] for j in order], cp_model.CHOOSE_FIRST,
-                                      cp_model.SELECT_MIN_VALUE)
-            solver.parameters.search_branching = cp_model.FIXED_SEARCH
-            solver.parameters.add_lp_constraints_lazily = False
-        if deadline is not None:
-            solver.parameters.max_time_in_seconds = max(0.0, deadline - time.monotonic())
-        tally = Tally()
-        status = solver.Solve(model, tally)
-        complete = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+        def search(cube: list) -> bool:
+            """Count the deployments of one cube (all of them when ``cube`` is empty); whether it was searched
+            to the end."""
+            md = model.Clone() if cube else model
+            lit = {key: md.GetBoolVarFromProtoIndex(x.Index()) for key, x in var.items()}
+            for kind, keys in cube:
+                if kind == "some":
+                    md.AddBoolOr([lit[key] for key in keys])
+                else:
+                    for key in keys:
+                        md.AddBoolOr([lit[key] if kind == "all" else lit[key].Not()])
+            mine = [(lit[key], key[1]) for key in var]
+
+            class Tally(cp_model.CpSolverSolutionCallback):
+                def on_solution_callback(self) -> None:
+                    board = frozenset(i for x, p in mine if self.Value(x) for i in p) if by == "boards" else None
+                    with lock:
+                        found[0] += 1
+                        if board is not None:
+                            boards.add(board)
+
+            solver = cp_model.CpSolver()
+            solver.parameters.enumerate_all_solutions = True
+            solver.parameters.num_workers = 1
+            if clued:
+                solver.parameters.search_branching = cp_model.FIXED_SEARCH
+                solver.parameters.add_lp_constraints_lazily = False
+            if deadline is not None:
+                solver.parameters.max_time_in_seconds = max(0.0, deadline - time.monotonic())
+            status = solver.Solve(md, Tally())
+            with lock:
+                statuses.append(solver.StatusName(status))
+            return status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+
+        if searches > 1:
+            with ThreadPoolExecutor(max_workers=searches, thread_name_prefix="battlebench-cpsat-cube") as pool:
+                done = [future.result() for future in [pool.submit(search, cube) for cube in todo]]
+        else:
+            done = [search([])]
+        complete = all(done)
         detail = {"variables": len(chosen), "constraints": len(model.Proto().constraints),
-                  "status": solver.StatusName(status), "search": "longest first" if clued else "CP-SAT's own"}
+                  "status": ", ".join(f"{statuses.count(s)} {s}" if len(statuses) > 1 else s for s in sorted(set(statuses))),
+                  "search": "longest first" if clued else "CP-SAT's own"}
+        if searches > 1:
+            detail["split"] = f"{len(todo)} cubes, {searches} searches at once, {sum(done)} searched to the end"
         if excluded:
             detail["excluded"] = excluded
-        return CountAnswer(tally.found if by == "deployments" else len(boards), complete, detail)
+        return CountAnswer(found[0] if by == "deployments" else len(boards), complete, detail)
 
 
-__all__ = ["CpSatCounter", "windows"]
+__all__ = ["CUBES_PER_SEARCH", "CpSatCounter", "cubes", "possible", "windows"]

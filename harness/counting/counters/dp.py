@@ -21,8 +21,9 @@ the answer's ``detail.method`` says which ran and ``detail.refused`` why each fa
   the listing goes on.  On boards of :data:`BUDGET_CELLS` cells or more (the 30x20
   puzzles) a board that takes CaDiCaL more than :data:`ENUMERATE_BUDGET` conflicts leaves
   the rest to CP-SAT (the ``cpsat`` counter, longest pieces first) with the boards found
-  excluded (``detail.listed_by`` says how many each listed).  Exact when it finishes,
-  like every programme here.
+  excluded (``detail.listed_by`` says how many each listed); the option ``split = N``
+  gives that CP-SAT listing N searches at once (the ``cpsat`` counter's ``split``).  Exact
+  when it finishes, like every programme here.
 * ``frontier`` (:mod:`harness.counting.frontier`): any board (square or hex, islands),
   any pieces, touching allowed or forbidden, hints and clues: row clues with a running
   count in the state, column clues with one 4-bit count per clued column in the state
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.core.options import Option
 from harness.counting.counters import CountAnswer, Counter, Unsupported
 
 
@@ -134,6 +136,8 @@ class DpCounter(Counter):
     library = None  # battlebench's own programmes, compiled by numba
     packages = ("numba", "python-sat", "ortools")  # the enumerate programme's SAT solver and CP-SAT
     engines = ENGINES  # tried in this order
+    options = {"split": Option(1, int, minimum=1, help="CP-SAT searches at once where the enumerate programme leaves "
+                                                     "a large puzzle's boards to CP-SAT (the cpsat counter's split)")}
 
     requires = ('numba', 'pysat', 'ortools')
     install = 'pip install numba python-sat ortools'
@@ -207,7 +211,7 @@ class DpCounter(Counter):
             return self._frontier(dep, lay, by, detail)
         if "budget_out" not in listed.detail:
             return CountAnswer(listed.count, listed.complete, detail)
-        rest = CpSatCounter().count(dep, by, deadline, exclude=found)
+        rest = CpSatCounter(split=self.opts.get("split", 1)).count(dep, by, deadline, exclude=found)
         detail.pop("budget_out")
         detail.update({"listed_by": {SOLVER: len(found), "cpsat": rest.count},
                        "handoff": (f"after {len(found)} board(s) CaDiCaL ran out of its {ENUMERATE_BUDGET:,} conflicts "

@@ -15,6 +15,7 @@ from harness.counting.counters.dp import DpCounter, frontier_refusal
 class FrontierCounter(DpCounter):
     name = "frontier"
     engines = ("frontier",)
+    options = {}  # one programme: the dp's split is its CP-SAT handoff's
 
     @classmethod
     def refuses(cls, dep: Any, by: str = "deployments") -> str | None:

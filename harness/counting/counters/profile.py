@@ -15,6 +15,7 @@ from harness.counting.counters.dp import DpCounter
 class ProfileCounter(DpCounter):
     name = "profile"
     engines = ("profile",)
+    options = {}  # one programme: the dp's split is its CP-SAT handoff's
 
     @classmethod
     def refuses(cls, dep: Any, by: str = "deployments") -> str | None:
