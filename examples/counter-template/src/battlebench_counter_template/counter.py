@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from harness.core.options import Option
 from harness.counting.counters import CountAnswer, Counter, Unsupported
 
 
@@ -23,6 +24,8 @@ class TemplateCounter(Counter):
     library = None  # the package that counts, if not your own code (its version names the run's solver)
     requires: tuple[str, ...] = ()  # modules your counter needs, e.g. ("mycounter",)
     install = ""  # one line saying how to install them
+    # options a pair may set (`options = { check_every = 1000 }`, `-o check_every=1000`): read in self.opts
+    options = {"check_every": Option(4096, int, minimum=1, help="deployments found between two looks at the clock")}
 
     @classmethod
     def refuses(cls, dep: Any, by: str = "deployments") -> str | None:
@@ -42,6 +45,7 @@ class TemplateCounter(Counter):
         copies = [(k, t) for k, t in enumerate(lay.types) for _ in range(t.count)]
         found = 0
         stopped = False
+        every = self.opts["check_every"]
 
         def place(j: int, used: frozenset, blocked: frozenset, last: dict) -> None:
             nonlocal found, stopped
@@ -49,7 +53,7 @@ class TemplateCounter(Counter):
                 return
             if j == len(copies):
                 found += 1
-                if deadline is not None and found % 4096 == 0 and time.monotonic() > deadline:
+                if deadline is not None and found % every == 0 and time.monotonic() > deadline:
                     stopped = True  # out of time: say what we have, not complete
                 return
             k, t = copies[j]
