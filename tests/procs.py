@@ -1,6 +1,9 @@
-"""Process helpers for the tests: whether a process is still there."""
+"""Process helpers for the tests: whether a process is still there; a pool task that will not stop."""
 
 from __future__ import annotations
+
+import signal
+import time
 
 
 def alive(pid: int) -> bool:
@@ -10,3 +13,10 @@ def alive(pid: int) -> bool:
             return f.read().split(") ")[1][0] != "Z"
     except OSError:
         return False
+
+
+def stubborn() -> None:
+    """A pool task that ignores SIGTERM and never ends (a worker an interrupt cannot stop)."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        time.sleep(0.1)

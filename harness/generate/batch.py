@@ -20,6 +20,10 @@ as solved, failed seeds as errors).  Ctrl-C or SIGTERM stops every seed in fligh
 journal kept (a pool worker gets SIGTERM, which it turns into KeyboardInterrupt; an idle
 one ignores it) and starts no other (a worker that got SIGTERM starts none of the seeds the
 pool had already queued to it), so the same command resumes where each seed stopped; exit 130.
+After an interrupt the pool is not waited on without end: a worker still alive
+:data:`STOP_GRACE_S` later is killed (its journal holds every answer it had), so a pool
+whose manager thread died -- CPython 3.11's ``ProcessPoolExecutor`` can lose it to a
+cancelled future (python/cpython#107219, #94440) -- cannot keep ``generate`` from exiting.
 """
 
 from __future__ import annotations
@@ -217,6 +221,10 @@ def _in_process(tasks: list[SeedTask], log: TextIO) -> Iterator[SeedResult | Non
             certifier.close()
 
 
+STOP_GRACE_S = 30.0
+"""After an interrupt, how long the pool's workers have to end before they are killed."""
+
+
 class _Pool:
     """``jobs`` spawned worker processes (concurrent.futures), one seed per task."""
 
@@ -229,6 +237,7 @@ class _Pool:
         self.jobs = jobs
         self.futures: dict[Any, SeedTask] = {}
         self.started: dict[Any, float] = {}
+        self.interrupted = False
 
     def submit(self, task: SeedTask) -> Any:
         future = self.pool.submit(make_seed, task)
@@ -249,6 +258,7 @@ class _Pool:
 
     def interrupt(self) -> None:
         """SIGTERM every worker: a seed in hand ends with its journal kept (idle workers ignore it)."""
+        self.interrupted = True
         for future in self.futures:
             future.cancel()
         for process in list(getattr(self.pool, "_processes", {}).values()):
@@ -257,8 +267,21 @@ class _Pool:
             except (OSError, ValueError):
                 pass
 
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, grace_s: float | None = None) -> None:
+        """Shut the pool down; after an interrupt, without waiting on it: workers still alive ``grace_s``
+        (:data:`STOP_GRACE_S`) later are killed (see the module docstring)."""
+        if not self.interrupted:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            return
+        processes = list(getattr(self.pool, "_processes", {}).values())
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        end = time.monotonic() + (STOP_GRACE_S if grace_s is None else grace_s)
+        for process in processes:
+            process.join(max(0.0, end - time.monotonic()))
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+                process.join(5)
 
 
 class _Dask:

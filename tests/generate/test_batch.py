@@ -202,3 +202,29 @@ def test_a_journal_that_cannot_be_written_fails_its_seed_in_one_line(tmp_path, c
     out, err = capsys.readouterr()
     assert code == 1 and "Traceback" not in out + err
     assert "seed 5: cannot write" in out + err and "No space left on device" in out + err
+
+
+def test_after_an_interrupt_a_worker_that_does_not_end_is_killed_not_waited_on():
+    """``generate`` must exit after SIGTERM even when a worker never returns (or the pool's manager thread died:
+    CPython 3.11 can lose it to a cancelled future): the pool is shut down without waiting, and a worker still
+    alive after the grace is killed.  Waiting on it, as ``shutdown(wait=True)`` does, hangs for ever."""
+    import threading
+
+    from harness.generate.batch import _Pool
+    from procs import stubborn
+
+    pool = _Pool(1)
+    future = pool.pool.submit(stubborn)
+    pool.futures[future] = None
+    deadline = time.monotonic() + 120
+    while not future.running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # the task is in hand and its SIGTERM ignored
+    processes = list(pool.pool._processes.values())
+    assert processes and all(p.is_alive() for p in processes)
+    pool.interrupt()
+    closer = threading.Thread(target=pool.close, kwargs={"grace_s": 1.0}, daemon=True)
+    closer.start()
+    closer.join(120)  # a hang detector, not a time limit: the grace is 1 s
+    assert not closer.is_alive(), "close() waited on a worker that does not end"
+    assert not any(p.is_alive() for p in processes)
