@@ -8,9 +8,9 @@ problem reads ``FILE: KEY: PROBLEM`` the same way.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from harness.errors import ConfigError
+from harness.errors import ConfigError, InputError
 
 _NAMES = {str: "a string", list: "a list", dict: "a table", int: "an integer", float: "a number",
           bool: "a boolean"}
@@ -84,4 +84,17 @@ def option_types(declared: dict[str, Any], owner: str, options: dict[str, Any], 
                               f"option {key!r} of {owner} must be {opt.type.__name__}, not {toml_type(value)}")
 
 
-__all__ = ["get", "is_int", "one_of", "option_types", "positive_int", "toml_type", "unknown"]
+def configured_options(options: dict[str, Any], declared: dict[str, Any], resolve: Callable[[dict], dict], owner: str,
+                       path: Path, where: str, at: str | None = None) -> tuple[tuple[str, Any], ...]:
+    """A ``[[pairs]]`` table's ``options`` checked against its plugin: TOML types against ``declared``
+    (:func:`option_types`), then the plugin's ``resolve`` (its UsageError one ConfigError at ``at``, by default
+    ``WHERE.options``); the configured options, converted to their declared types, sorted (a pair's label)."""
+    option_types(declared, owner, options, path, where)
+    try:
+        resolved = resolve(options)
+    except InputError as exc:
+        raise ConfigError(path, f"{where}.options" if at is None else at, str(exc)) from None
+    return tuple(sorted((k, resolved[k]) for k in options))
+
+
+__all__ = ["configured_options", "get", "is_int", "one_of", "option_types", "positive_int", "toml_type", "unknown"]

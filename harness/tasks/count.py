@@ -21,7 +21,7 @@ from typing import Any
 from harness.core.failures import failure_of
 from harness.core.record import dumps
 from harness.core.status import Status, Termination, ended_early
-from harness.core.tables import get, one_of, option_types
+from harness.core.tables import configured_options, get, one_of
 from harness.core.task import (Executed, PairSpec, ReportSection, Request, RunSpec, Subject, TaskSpec, TaskType,
                                WorkerOutcome, base_record, error_record, read_subject, termination_of)
 from harness.errors import ConfigError, InputError
@@ -363,12 +363,8 @@ class CountTask(TaskType):
             raise ConfigError(path, f"{where}.{key}", f"the {name} counter counts by {' or '.join(counter.by)}, "
                               f"not by {spec.label}")
         options = get(entry, "options", dict, path, where=f"{where}.options") or {}
-        option_types(counter.options, f"counter {name}", options, path, where)
-        try:
-            resolved = counter.resolve_options(options)
-        except InputError as exc:
-            raise ConfigError(path, f"{where}.options", str(exc)) from None
-        return PairSpec(name, spec.label, tuple(sorted((k, resolved[k]) for k in options)))
+        return PairSpec(name, spec.label, configured_options(options, counter.options, counter.resolve_options,
+                                                             f"counter {name}", path, where))
 
     @classmethod
     def load(cls, path: Path, shown: str) -> Subject:

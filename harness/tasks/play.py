@@ -25,7 +25,7 @@ from typing import Any
 from harness.core.failures import failure_of
 from harness.core.record import dumps
 from harness.core.status import Status, Termination, ended_early
-from harness.core.tables import get, one_of, option_types, positive_int
+from harness.core.tables import configured_options, get, one_of, positive_int
 from harness.core.task import (Executed, PairSpec, ReportSection, Request, RunSpec, Subject, TaskSpec, TaskType,
                                WorkerOutcome, base_record, error_record, make_spec, read_subject, termination_of,
                                worker_key)
@@ -321,15 +321,12 @@ def strategy_pair(entry: dict[str, Any], where: str, path: Path, task: str,
     except InputError as exc:
         raise ConfigError(path, f"{where}.{key}", str(exc) + (f" (or {', '.join(map(repr, special))})"
                                                               if special else "")) from None
-    option_types(strategy.options, f"strategy {name}", options, path, where)
-    try:
-        resolved = strategy.resolve_options(options)
-    except InputError as exc:
-        raise ConfigError(path, f"{where}.options", str(exc)) from None
+    configured = configured_options(options, strategy.options, strategy.resolve_options, f"strategy {name}", path,
+                                    where)
     if rule not in strategy.rules:
         raise ConfigError(path, f"{where}.{rule_key}", f"the {name} strategy plays under the "
                           f"{' or '.join(strategy.rules)} rule, not {rule!r}")
-    return name, rule, tuple(sorted((k, resolved[k]) for k in options))
+    return name, rule, configured
 
 
 class PlayTask(TaskType):

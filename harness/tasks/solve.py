@@ -22,7 +22,7 @@ from harness.backends.base import solver_label
 from harness.backends.registry import check_pair, get_backend
 from harness.core.record import dumps
 from harness.core.status import Question, Termination
-from harness.core.tables import get, option_types, toml_type, unknown
+from harness.core.tables import configured_options, get, toml_type, unknown
 from harness.core.task import (RACE, Executed, PairSpec, ReportSection, Request, RunSpec, Subject, TaskSpec,
                                TaskType, WorkerOutcome, base_record, error_record, forms_message, read_subject,
                                worker_key)
@@ -261,14 +261,12 @@ def _pair(entry: dict[str, Any], path: Path, where: str) -> PairSpec:
     options = get(entry, "options", dict, path, where=f"{where}.options") or {}
     try:
         cls = check_pair(backend, formulation)
-        option_types(cls.declared_options(), f"backend {cls.name!r}", options, path, where)
-        resolved = cls.resolve_options(options)
     except InputError as exc:
         if isinstance(exc, ConfigError):
             raise
         raise ConfigError(path, where, str(exc)) from None
-    # keep the configured values, converted to their declared types
-    return PairSpec(backend, formulation, tuple(sorted((k, resolved[k]) for k in options)))
+    return PairSpec(backend, formulation, configured_options(options, cls.declared_options(), cls.resolve_options,
+                                                             f"backend {cls.name!r}", path, where, at=where))
 
 
 def _race(entry: dict[str, Any], path: Path, where: str) -> PairSpec:
