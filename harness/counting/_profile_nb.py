@@ -12,10 +12,10 @@ A state before cell (r, c) of a view ``H x W`` is one int64 key:
 * the next ``hbits`` bits: how many more cells of the current row a piece lying along still covers.
 
 That is below the switch row, where a piece's type is chosen at its first cell.  Above it
-(:func:`late`) the type is chosen at the last cell: a code ``1 + e`` is a piece across with
+(mode 0) the type is chosen at the last cell: a code ``1 + e`` is a piece across with
 ``e`` cells so far that takes the cell below, and the ``hbits`` bits are the cells so far of
-a piece lying along that takes the next cell; on the switch row (:func:`options`, mode 1) a
-piece across from above gets its type, and its code becomes the cells it still covers.
+a piece lying along that takes the next cell; on the switch row (mode 1) a piece across
+from above gets its type, and its code becomes the cells it still covers.
 
 Different rows above that block the same cells are one state: only what they forbid is kept.
 When pieces may touch nothing is blocked and a taken cell that ends a piece is 0.
@@ -28,6 +28,14 @@ where the cell to the left is empty too).  Every value is kept per modulus: a
 modulus 0 is int64 arithmetic wrapping around, that is modulo 2**64 (counting only adds and
 multiplies, so the residue is exact whatever the partial counts), the others are primes
 below 2**31, reduced at each step.
+
+Speed: the step over a layer's states (:func:`_steps`) generates each state's moves in its
+own body and calls only helpers taking numbers or arrays it never rebinds.  A jitted helper
+taking arrays, called or inlined per state, costs an atomic reference count per array at
+each call (numba's ``NRT_incref``/``NRT_decref``): in the earlier form (move generators
+taking a dozen per-cell arrays, ``_next`` the ``cover`` row) they were 35% of the time of the
+marginals of a 10x10 no-touch position, found with ``perf`` and ``gdb``; without them the
+forward pass took 26 ms instead of 59.
 """
 
 from __future__ import annotations
@@ -37,11 +45,12 @@ import numpy as np
 
 
 @nb.njit(cache=True, nogil=True)
-def _next(key, c, W, bits, hbits, notouch, left, x, hrem, cover):
+def _next(key, c, W, bits, hbits, notouch, left, x, hrem, cl, ch):
     """The key after cell (r, c) gets code ``x`` (its own: 0 empty, 1 taken and ending, ``1 + k`` going on below),
     the cell left of it having had code ``left``: column c-1 (and c, at the row's end) become what they say of
-    the next row.  A cell of the next row that no placement covers (``cover``, per column) is never blocked:
-    free or blocked, nothing can lie there, so the states that differ only there are one."""
+    the next row.  A cell of the next row that no placement covers (``cl``: below column c-1, ``ch``: below
+    column c, the ``cover`` row's) is never blocked: free or blocked, nothing can lie there, so the states that
+    differ only there are one.  Numbers only (see the module's docstring)."""
     mask = (1 << bits) - 1
     dpos = W * bits
     two = (key >> dpos) & 1  # the cell (r, c-2) is taken
@@ -50,105 +59,14 @@ def _next(key, c, W, bits, hbits, notouch, left, x, hrem, cover):
         x = 0  # pieces may touch: a cell that ends a piece says nothing to its neighbours
     key |= x << (c * bits)
     if c > 0:
-        below = left if left >= 2 else (1 if notouch and cover[c - 1] and (two == 1 or left >= 1 or x >= 1) else 0)
+        below = left if left >= 2 else (1 if notouch and cl and (two == 1 or left >= 1 or x >= 1) else 0)
         key = (key & ~(mask << ((c - 1) * bits))) | (below << ((c - 1) * bits))
     if c + 1 == W:
-        below = x if x >= 2 else (1 if notouch and cover[c] and (left >= 1 or x >= 1) else 0)
+        below = x if x >= 2 else (1 if notouch and ch and (left >= 1 or x >= 1) else 0)
         key = (key & ~(mask << (c * bits))) | (below << (c * bits))
-    elif notouch and c > 0 and left >= 1 and cover[c]:  # what the next cell needs for the one below it
+    elif notouch and c > 0 and left >= 1 and ch:  # what the next cell needs for the one below it
         key |= 1 << dpos
     return key | (hrem << (dpos + 1))
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def _move(out_key, out_t, out_o, n, key, t, o):
-    """Write move ``n`` (next key, type, orientation); the number of moves after it."""
-    out_key[n] = key
-    out_t[n] = t
-    out_o[n] = o
-    return n + 1
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def late(key, c, W, bits, hbits, notouch, cover, hit, single, hcont, vcont, hlast, vlast, hlen, vlen, out_key, out_t,
-         out_o):
-    """The moves from state ``key`` at a cell above the switch row, where a piece's type is chosen at its last cell
-    (as :func:`options`)."""
-    mask = (1 << bits) - 1
-    up = (key >> (c * bits)) & mask
-    left = (key >> ((c - 1) * bits)) & mask if c > 0 else 0
-    he = (key >> (W * bits + 1)) & ((1 << hbits) - 1)  # cells so far of a piece lying along that takes this cell
-    n = 0
-    if he > 0:  # a run along with ``he`` cells so far takes this cell: it goes on, or ends here as a type
-        if up != 0:
-            return 0
-        if hcont[he]:
-            n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 1, he + 1, cover), he, 3)
-        for t in range(hlen.shape[0]):
-            if hlast[t] and hlen[t] == he + 1:
-                n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover), t, 1)
-        return n
-    if up >= 2:  # a run across with up - 1 cells so far takes this cell
-        e = up - 1
-        if vcont[e]:
-            n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, up + 1, 0, cover), e, 4)
-        for t in range(vlen.shape[0]):
-            if vlast[t] and vlen[t] == e + 1:
-                n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover), t, 2)
-        return n
-    if not hit:
-        n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 0, 0, cover), -1, 0)
-    if up != 0 or (notouch and left != 0):
-        return n
-    for t in range(hlen.shape[0]):
-        if single[t]:
-            n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 1, 0, cover), t, 1)
-    if hcont[0]:  # a run along begins
-        n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 1, 1, cover), 0, 3)
-    if vcont[0]:  # a run across begins
-        n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 2, 0, cover), 0, 4)
-    return n
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def options(key, r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, conv, hlen, vlen, out_key, out_t,
-            out_o):
-    """The moves from state ``key`` at cell (r, c): their number; each move's next key, its type (-1: none) and
-    its orientation in ``out_*``: 0 none, 1 along, 2 across, ``5 + e`` across, a run with ``e`` cells above the
-    switch row given its type here; 3 and 4 a run along or across that goes on, ``out_t`` then its cells before
-    this one (the forward step keeps only the fleet entries that may still end it).  ``mode`` 0 (above the switch
-    row): a piece's type is chosen at its last cell (:func:`late`, not this); 2 (below it): at its first cell, a piece
-    lying across then coded by its cells still to come; 1 (the switch row): as 2, and a run across from above
-    gets its type (``conv[e, t]``: a placement of type t begins e cells above)."""
-    mask = (1 << bits) - 1
-    up = (key >> (c * bits)) & mask  # this cell: 0 free, 1 blocked (a taken neighbour above), else a piece across
-    left = (key >> ((c - 1) * bits)) & mask if c > 0 else 0  # the cell to the left: its own code
-    hrem = (key >> (W * bits + 1)) & ((1 << hbits) - 1)
-    if hrem > 0:  # a piece lying along goes on here
-        if up != 0:
-            return 0
-        return _move(out_key, out_t, out_o, 0, _next(key, c, W, bits, hbits, notouch, left, 1, hrem - 1, cover), -1, 0)
-    if up >= 2 and mode == 2:  # a piece lying across goes on here
-        return _move(out_key, out_t, out_o, 0, _next(key, c, W, bits, hbits, notouch, left, up - 1, 0, cover), -1, 0)
-    n = 0
-    if up >= 2:  # the switch row: a run across with e cells above gets its type
-        e = up - 1
-        for t in range(vlen.shape[0]):
-            if conv[e, t]:
-                nk = _next(key, c, W, bits, hbits, notouch, left, vlen[t] - e, 0, cover)
-                n = _move(out_key, out_t, out_o, n, nk, t, 5 + e)
-        return n
-    if not hit:
-        n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, 0, 0, cover), -1, 0)
-    if up != 0 or (notouch and left != 0):
-        return n
-    for t in range(hlen.shape[0]):
-        if hstart[t]:
-            nk = _next(key, c, W, bits, hbits, notouch, left, 1, hlen[t] - 1, cover)
-            n = _move(out_key, out_t, out_o, n, nk, t, 1)
-        if vstart[t]:
-            n = _move(out_key, out_t, out_o, n, _next(key, c, W, bits, hbits, notouch, left, vlen[t], 0, cover), t, 2)
-    return n
 
 
 @nb.njit(cache=True, nogil=True)
@@ -258,65 +176,164 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hsta
     non-zero value is not kept.  When ``edge`` has rows (``(S, most_moves(T))``), each state's moves are written
     there: the next state's index (-1: none) and in ``kind`` the move's (-1 when it gives no piece its type, else
     ``slots * t + slot``: slot 0 along, 1 across, ``2 + e`` across the switch row with ``e`` cells above), so
-    :func:`backward` need not find them again."""
+    :func:`backward` need not find them again.  The states are stepped by :func:`_steps`, which stops when the
+    buffers may not hold one more state's moves; they are grown here and it goes on."""
     M, F = vals.shape[1], vals.shape[2]
     T = hlen.shape[0]
-    cap = nkeys.shape[0]
+    MM = most_moves(T)
     size = 64
     while size < 2 * (S + S // 4):  # the next layer is about as large as this one: at most half full
         size *= 2
     if table.shape[0] < size:
         table = np.empty(size, np.int32)
-    buffer = table  # given back to the caller, for the next cell
+    buffer = table
     table = buffer[:size]
     table[:] = -1
-    ok = np.empty(most_moves(T), np.int64)
+    if edge.shape[0] > 0:
+        edge[:S] = -1
+    scratch = np.empty((3, MM), np.int64)
     live = np.empty(F, np.bool_)
     need = np.empty((2, room.shape[2]), np.int64)
-    ot = np.empty(most_moves(T), np.int64)
-    oo = np.empty(most_moves(T), np.int64)
+    maskbuf = np.empty(F, np.bool_)
     ns = 0
-    sign = 0  # the OR of every sum: negative when one passed 2**63 (two values below 2**63 sum below 2**64)
+    sign = 0
+    s = 0
+    while True:
+        s, ns, sign = _steps(keys, vals, s, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, single,
+                             hcont, vcont, hmask, vmask, hlast, vlast, conv, room, slots, hlen, vlen, cnt, stride,
+                             nkeys, nvals, edge, kind, table, ns, sign, scratch, live, need, maskbuf)
+        if s == S:
+            break
+        if ns + MM > nkeys.shape[0]:
+            cap = max(16, 2 * nkeys.shape[0], ns + MM)
+            grown = np.empty((cap, M, F), np.int64)
+            grown[:ns] = nvals[:ns]
+            nvals = grown
+            gk = np.empty(cap, np.int64)
+            gk[:ns] = nkeys[:ns]
+            nkeys = gk
+        if 2 * (ns + MM) > size:
+            while 2 * (ns + MM) > size:
+                size *= 2
+            table = _rehash(nkeys, ns, size)
+            buffer = table
+    _reduce(nvals, ns, mods)
+    return ns, nkeys, nvals, sign < 0, buffer
+
+
+@nb.njit(cache=True, nogil=True)
+def _steps(keys, vals, s, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, single, hcont, vcont,
+           hmask, vmask, hlast, vlast, conv, room, slots, hlen, vlen, cnt, stride, nkeys, nvals, edge, kind, table,
+           ns, sign, scratch, live, need, maskbuf):
+    """:func:`forward`'s states from ``s`` on while ``nkeys``/``nvals`` and ``table`` have room for one more
+    state's moves (``ns`` states so far, ``sign`` the OR of the sums so far): (the next state to step, the
+    states, the OR of every sum: negative when one passed 2**63).  A state's moves (its next key, type and
+    orientation in ``scratch``'s rows: orientation 0 none, 1 along, 2 across, ``5 + e`` across, a run with ``e``
+    cells above the switch row given its type here; 3 and 4 a run along or across that goes on, its type then
+    its cells before this one: only the fleet entries that may still end it are kept) are generated here, not
+    by a helper (see the module's docstring).  ``mode`` 0 (above the switch row): a piece's type is chosen at
+    its last cell; 2 (below it): at its first cell, a piece lying across then coded by its cells still to come;
+    1 (the switch row): as 2, and a run across from above gets its type (``conv[e, t]``: a placement of type t
+    begins e cells above)."""
+    M, F = vals.shape[1], vals.shape[2]
+    T = hlen.shape[0]
+    MM = most_moves(T)
+    cap = nkeys.shape[0]
+    size = table.shape[0]
     record = edge.shape[0] > 0
-    if record:
-        edge[:S] = -1
-    for s in range(S):
-        if mode == 0:
-            n = late(keys[s], c, W, bits, hbits, notouch, cover, hit, single, hcont, vcont, hlast, vlast, hlen, vlen,
-                     ok, ot, oo)
+    ok = scratch[0]
+    ot = scratch[1]
+    oo = scratch[2]
+    cmask = (1 << bits) - 1
+    cl = cover[c - 1] if c > 0 else False
+    ch = cover[c]
+    while s < S:
+        if ns + MM > cap or 2 * (ns + MM) > size:
+            return s, ns, sign
+        key = keys[s]
+        up = (key >> (c * bits)) & cmask
+        left = (key >> ((c - 1) * bits)) & cmask if c > 0 else 0
+        run = (key >> (W * bits + 1)) & ((1 << hbits) - 1)
+        n = 0
+        if mode == 0:  # above the switch row: a piece's type at its last cell (run: its cells so far along)
+            if run > 0:
+                if up == 0:
+                    if hcont[run]:
+                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, run + 1, cl, ch), run, 3
+                        n += 1
+                    for t in range(T):
+                        if hlast[t] and hlen[t] == run + 1:
+                            ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cl, ch), t, 1
+                            n += 1
+            elif up >= 2:
+                e = up - 1
+                if vcont[e]:
+                    ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, up + 1, 0, cl, ch), e, 4
+                    n += 1
+                for t in range(T):
+                    if vlast[t] and vlen[t] == e + 1:
+                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cl, ch), t, 2
+                        n += 1
+            else:
+                if not hit:
+                    ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 0, 0, cl, ch), -1, 0
+                    n += 1
+                if up == 0 and not (notouch and left != 0):
+                    for t in range(T):
+                        if single[t]:
+                            ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cl, ch), t, 1
+                            n += 1
+                    if hcont[0]:
+                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 1, cl, ch), 0, 3
+                        n += 1
+                    if vcont[0]:
+                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 2, 0, cl, ch), 0, 4
+                        n += 1
+        elif run > 0:  # a piece lying along goes on here
+            if up == 0:
+                ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, run - 1, cl, ch), -1, 0
+                n += 1
+        elif up >= 2 and mode == 2:  # a piece lying across goes on here
+            ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, up - 1, 0, cl, ch), -1, 0
+            n += 1
+        elif up >= 2:  # the switch row: a run across with e cells above gets its type
+            e = up - 1
+            for t in range(T):
+                if conv[e, t]:
+                    ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, vlen[t] - e, 0, cl, ch), t, 5 + e
+                    n += 1
         else:
-            n = options(keys[s], r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, conv, hlen, vlen, ok,
-                        ot, oo)
+            if not hit:
+                ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 0, 0, cl, ch), -1, 0
+                n += 1
+            if up == 0 and not (notouch and left != 0):
+                for t in range(T):
+                    if hstart[t]:
+                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, hlen[t] - 1, cl, ch), t, 1
+                        n += 1
+                    if vstart[t]:
+                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, vlen[t], 0, cl, ch), t, 2
+                        n += 1
         for q in range(n):
             t = ot[q]
             o = oo[q]
             if o == 3 or o == 4:  # a run goes on: only fleet entries with a copy left of a type that may still end it
-                mask = hmask[t] if o == 3 else vmask[t]
+                for f in range(F):
+                    maskbuf[f] = hmask[t, f] if o == 3 else vmask[t, f]
                 if not notouch:  # pieces that may touch: open runs side by side need copies enough (else few)
-                    mask = _enough(ok[q], W, bits, hbits, room, mask, live, need)
-                if not _any(vals, s, M, F, mask):
+                    _enough(ok[q], W, bits, hbits, room, maskbuf, live, need)
+                    for f in range(F):
+                        maskbuf[f] = live[f]
+                if not _any(vals, s, M, F, maskbuf):
                     continue
                 t = -2
             elif t >= 0 and not _live(vals, s, M, stride[t], cnt[t], F):
                 continue  # a placement needs a fleet entry with a copy of t left and a value
             k = ok[q]
             j = _slot(table, nkeys, k)
-            if j < 0:
-                if ns == cap:
-                    cap = max(16, 2 * cap)
-                    grown = np.empty((cap, M, F), np.int64)
-                    grown[:ns] = nvals[:ns]
-                    nvals = grown
-                    gk = np.empty(cap, np.int64)
-                    gk[:ns] = nkeys[:ns]
-                    nkeys = gk
-                if 2 * (ns + 1) > size:
-                    size *= 2
-                    table = _rehash(nkeys, ns, size)
-                    buffer = table
-                    j = _slot(table, nkeys, k)
+            fresh = j < 0  # a new state: its vector is written, not added to (no zeroing first)
+            if fresh:
                 nkeys[ns] = k
-                nvals[ns] = 0
                 table[-1 - j] = ns
                 j = ns
                 ns += 1
@@ -325,28 +342,45 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hsta
                 kind[s, q] = -1 if t < 0 else slots * t + (o - 1 if o < 3 else o - 3)
             if t == -2:
                 for m in range(M):
-                    for f in range(F):
-                        if mask[f]:
+                    if fresh:
+                        for f in range(F):
+                            v = vals[s, m, f] if maskbuf[f] else 0
+                            nvals[j, m, f] = v
+                    else:
+                        for f in range(F):
+                            if maskbuf[f]:
+                                v = nvals[j, m, f] + vals[s, m, f]
+                                nvals[j, m, f] = v
+                                sign |= v
+            elif t < 0:
+                for m in range(M):
+                    if fresh:
+                        for f in range(F):
+                            nvals[j, m, f] = vals[s, m, f]
+                    else:
+                        for f in range(F):
                             v = nvals[j, m, f] + vals[s, m, f]
                             nvals[j, m, f] = v
                             sign |= v
-            elif t < 0:
-                for m in range(M):
-                    for f in range(F):
-                        v = nvals[j, m, f] + vals[s, m, f]
-                        nvals[j, m, f] = v
-                        sign |= v
             else:
                 st = stride[t]
                 run = st * cnt[t]
-                for b in range(0, F, st * (cnt[t] + 1)):
-                    for m in range(M):
-                        for f in range(b, b + run):
-                            v = nvals[j, m, f + st] + vals[s, m, f]
-                            nvals[j, m, f + st] = v
-                            sign |= v
-    _reduce(nvals, ns, mods)
-    return ns, nkeys, nvals, sign < 0, buffer
+                block = st * (cnt[t] + 1)
+                for m in range(M):
+                    if fresh:
+                        for b in range(0, F, block):
+                            for f in range(b, b + st):
+                                nvals[j, m, f] = 0
+                            for f in range(b, b + run):
+                                nvals[j, m, f + st] = vals[s, m, f]
+                    else:
+                        for b in range(0, F, block):
+                            for f in range(b, b + run):
+                                v = nvals[j, m, f + st] + vals[s, m, f]
+                                nvals[j, m, f + st] = v
+                                sign |= v
+        s += 1
+    return s, ns, sign
 
 
 @nb.njit(cache=True, nogil=True)
@@ -358,9 +392,12 @@ def backward(fvals, edge, kind, nback, cnt, stride, mods, slots, per, back):
     S, M, F = fvals.shape
     if back.shape[0] < S:
         back = np.empty((max(S, 2 * back.shape[0]), M, F), np.int64)
+    Q = edge.shape[1]
     for s in range(S):
-        back[s] = 0
-        for q in range(edge.shape[1]):
+        for m in range(M):
+            for f in range(F):
+                back[s, m, f] = 0
+        for q in range(Q):
             j = edge[s, q]
             if j < 0:
                 continue
@@ -374,18 +411,23 @@ def backward(fvals, edge, kind, nback, cnt, stride, mods, slots, per, back):
                 o = code % slots
                 st = stride[t]
                 run = st * cnt[t]
+                block = st * (cnt[t] + 1)
                 for m in range(M):
                     acc = 0
-                    for blk in range(0, F, st * (cnt[t] + 1)):
-                        for f in range(blk, blk + run):  # the entries with a copy of t left
-                            b = nback[j, m, f + st]
-                            back[s, m, f] += b
-                            if mods[m] == 0:
+                    mod = mods[m]
+                    if mod == 0:
+                        for blk in range(0, F, block):
+                            for f in range(blk, blk + run):  # the entries with a copy of t left
+                                b = nback[j, m, f + st]
+                                back[s, m, f] += b
                                 acc += fvals[s, m, f] * b  # wraps: exact modulo 2**64
-                            else:
-                                acc = (acc + fvals[s, m, f] * b) % mods[m]
-                    per[t, o, m] += acc
-                    if mods[m] != 0:
-                        per[t, o, m] %= mods[m]
+                        per[t, o, m] += acc
+                    else:
+                        for blk in range(0, F, block):
+                            for f in range(blk, blk + run):
+                                b = nback[j, m, f + st]
+                                back[s, m, f] += b
+                                acc = (acc + fvals[s, m, f] * b) % mod
+                        per[t, o, m] = (per[t, o, m] + acc) % mod
     _reduce(back, S, mods)
     return back
