@@ -404,12 +404,14 @@ def _run_split(dep: Deployment, lay: Layout, geometry: tuple, split: tuple, merg
         back = np.zeros((S, M, plan.F), np.int64)
         back[:, :, plan.F - 1] = 1
         spare = np.empty_like(back)
-        for (r, c), (fvals, edge, kind) in zip(reversed(cells), reversed(layers)):
-            acc = np.zeros((T, plan.slots, M), np.int64)
-            got = nb.backward(fvals, edge, kind, back, plan.cnt, plan.stride, mods, plan.slots, acc, spare)
+        acc = np.zeros((len(cells), T, plan.slots, M), np.int64)  # per cell, type and slot: the placement's count
+        for i in range(len(cells) - 1, -1, -1):
+            fvals, edge, kind = layers[i]
+            got = nb.backward(fvals, edge, kind, back, plan.cnt, plan.stride, mods, plan.slots, acc[i], spare)
             spare, back = back, got
-            for q, o in zip(*np.nonzero(acc.any(axis=2))):
-                per[(plan.kinds[q][0], plan.at[(r, c, int(q), int(o))])] = acc[q, o].copy()
+        for i, q, o in zip(*np.nonzero(acc.any(axis=3))):
+            r, c = cells[i]
+            per[(plan.kinds[q][0], plan.at[(r, c, int(q), int(o))])] = acc[i, q, o]
     if want:
         arena.keep()
     return full, per, peak, wrapped
@@ -449,7 +451,10 @@ def _run(dep: Deployment, lay: Layout, want: bool, split: bool | None = None, sc
     labels = math.prod(math.factorial(k) // math.prod(math.factorial(lay.types[j].count) for j in ks)
                        for (k, _), ks in zip(merged, groups))
     value = _value(total, mods) if wrapped else total[0]
-    per = {key: _value(v, mods) for key, v in per.items()}
+    if len(mods) == 1:  # modulo 2**64 alone (the bound is below it): the residue is the count
+        per = {key: int(v[0]) % (1 << 64) for key, v in per.items()}
+    else:
+        per = {key: _value(v, mods) for key, v in per.items()}
     return merged, groups, labels, value, per, peak
 
 
