@@ -116,69 +116,46 @@ def _shift(lo, hi):
 
 
 @nb.njit(cache=True, nogil=True)
-def _judge(i, o_lo, aux, must, clue, row_end, col, ccl, col_end):
-    """The aux word after cell i is judged, or -1 when the cell breaks a hit or a clue."""
+def _judge(o_lo, aux, must, clue, row_end, col, ccl, col_end):
+    """The aux word after the cell is judged, or -1 when the cell breaks a hit or a clue (the cell's ``must``,
+    ``clue``, ``row_end``, ``col``, ``ccl``, ``col_end``: numbers, not the arrays, as every helper called per
+    state here takes: a jitted helper given an array costs atomic reference counts at each call)."""
     filled = np.int64(o_lo & _ONE)
-    if must[i] == 1 and filled == 0:
+    if must == 1 and filled == 0:
         return np.int64(-1)
     rc = np.int64(aux & np.uint64(255))
     cols = aux >> np.uint64(8)
-    if clue[i] >= 0:
+    if clue >= 0:
         rc += filled
-        if rc > clue[i]:
+        if rc > clue:
             return np.int64(-1)
-        if row_end[i] == 1:
-            if rc != clue[i]:
+        if row_end == 1:
+            if rc != clue:
                 return np.int64(-1)
             rc = 0
-    if ccl[i] >= 0:
-        sh = np.uint64(4 * col[i])
+    if ccl >= 0:
+        sh = np.uint64(4 * col)
         cc = np.int64((cols >> sh) & _NIB) + filled
-        if cc > ccl[i]:
+        if cc > ccl:
             return np.int64(-1)
-        if col_end[i] == 1 and cc != ccl[i]:
+        if col_end == 1 and cc != ccl:
             return np.int64(-1)
         cols = (cols & ~(_NIB << sh)) | (np.uint64(cc) << sh)
     return np.int64((cols << np.uint64(8)) | np.uint64(rc))
 
 
 @nb.njit(cache=True, nogil=True)
-def _place(i, q, occ_lo, occ_hi, blk_lo, blk_hi, aux, pmask, phalo, must, clue, row_end, col, ccl, col_end):
-    """The key after placement q at cell i (its cells taken, its halo blocked, the cell judged, the window
-    moved on); ``a < 0`` when the placement does not fit or breaks a hit or a clue."""
-    if (pmask[q, 0] & blk_lo) != _EMPTY or (pmask[q, 1] & blk_hi) != _EMPTY:
+def _place(m0, m1, h0, h1, occ_lo, occ_hi, blk_lo, blk_hi, aux, must, clue, row_end, col, ccl, col_end):
+    """The key after a placement (its cells ``m0``, ``m1``, its halo ``h0``, ``h1``) at the cell (its cells taken,
+    its halo blocked, the cell judged as :func:`_judge`, the window moved on); ``a < 0`` when the placement does
+    not fit or breaks a hit or a clue."""
+    if (m0 & blk_lo) != _EMPTY or (m1 & blk_hi) != _EMPTY:
         return np.int64(-1), _EMPTY, _EMPTY, _EMPTY, _EMPTY
-    o_lo, o_hi = occ_lo | pmask[q, 0], occ_hi | pmask[q, 1]
-    a = _judge(i, o_lo, aux, must, clue, row_end, col, ccl, col_end)
-    b_lo, b_hi = _shift(blk_lo | phalo[q, 0], blk_hi | phalo[q, 1])
+    o_lo, o_hi = occ_lo | m0, occ_hi | m1
+    a = _judge(o_lo, aux, must, clue, row_end, col, ccl, col_end)
+    b_lo, b_hi = _shift(blk_lo | h0, blk_hi | h1)
     o_lo, o_hi = _shift(o_lo, o_hi)
     return a, o_lo, o_hi, b_lo, b_hi
-
-
-@nb.njit(cache=True, nogil=True)
-def _vadd(dst, drow, src, srow, mods, units, shift, valid):
-    """dst[drow] += src[srow] moved up by ``shift`` used-count units, over the ``valid`` entries."""
-    k = mods.shape[0]
-    for m in range(k):
-        base = m * units
-        md = mods[m]
-        if md == 0:
-            for j in range(valid.shape[0]):
-                u = valid[j]
-                dst[drow, base + u + shift] += src[srow, base + u]
-        else:
-            for j in range(valid.shape[0]):
-                u = valid[j]
-                dst[drow, base + u + shift] = (dst[drow, base + u + shift] + src[srow, base + u]) % md
-
-
-@nb.njit(cache=True, nogil=True)
-def _any(src, srow, mods, units, valid):
-    for m in range(mods.shape[0]):
-        for j in range(valid.shape[0]):
-            if src[srow, m * units + valid[j]] != 0:
-                return True
-    return False
 
 
 @nb.njit(cache=True, nogil=True)
@@ -188,32 +165,74 @@ def _expand(i, first, keys, vals, n_src, slots_src, nk, nv, nl, ns, nn, ptr, pty
     index of the first source state not expanded."""
     cap = nk.shape[0]
     most = ptr[i + 1] - ptr[i] + 1
+    K = mods.shape[0]
+    W = nv.shape[1]
+    mu, cl, re, co, cc, ce = must[i], clue[i], row_end[i], col[i], ccl[i], col_end[i]
     for j in range(first, n_src):
         if 2 * (nn[0] + most) > cap:
             return j
         s = slots_src[j]
         occ_lo, occ_hi, blk_lo, blk_hi, aux = keys[s, 0], keys[s, 1], keys[s, 2], keys[s, 3], keys[s, 4]
-        a = _judge(i, occ_lo, aux, must, clue, row_end, col, ccl, col_end)
+        a = _judge(occ_lo, aux, mu, cl, re, co, cc, ce)
         if a >= 0:
             o_lo, o_hi = _shift(occ_lo, occ_hi)
             b_lo, b_hi = _shift(blk_lo, blk_hi)
-            r = _put(nk, nv, nl, ns, nn, o_lo, o_hi, b_lo, b_hi, np.uint64(a))
-            _vadd(nv, r, vals, s, mods, units, 0, allu)
+            r = _slot(nk, nl, o_lo, o_hi, b_lo, b_hi, np.uint64(a))
+            if not nl[r]:  # a new state (the table's own _put, written out: see _judge)
+                nl[r] = True
+                nk[r, 0], nk[r, 1], nk[r, 2], nk[r, 3], nk[r, 4] = o_lo, o_hi, b_lo, b_hi, np.uint64(a)
+                for u in range(W):
+                    nv[r, u] = 0
+                ns[nn[0]] = r
+                nn[0] += 1
+            for m in range(K):  # the value added, written out (see _judge)
+                base = m * units
+                md = mods[m]
+                for u in range(units):
+                    if md == 0:
+                        nv[r, base + u] += vals[s, base + u]
+                    else:
+                        nv[r, base + u] = (nv[r, base + u] + vals[s, base + u]) % md
         if (occ_lo & _ONE) != _EMPTY:
             continue
         for q in range(ptr[i], ptr[i + 1]):
-            if (pmask[q, 0] & blk_lo) != _EMPTY or (pmask[q, 1] & blk_hi) != _EMPTY:
+            m0, m1 = pmask[q, 0], pmask[q, 1]
+            if (m0 & blk_lo) != _EMPTY or (m1 & blk_hi) != _EMPTY:
                 continue  # (also in _place: here it spares the used-vector test)
             t = ptype[q]
-            vt = valid[t, :nvalid[t]]
-            if not _any(vals, s, mods, units, vt):
+            nt = nvalid[t]
+            seen = False  # a non-zero value on an entry with a copy of t left (written out: see _judge)
+            for m in range(K):
+                for v in range(nt):
+                    if vals[s, m * units + valid[t, v]] != 0:
+                        seen = True
+                        break
+                if seen:
+                    break
+            if not seen:
                 continue
-            a, o_lo, o_hi, b_lo, b_hi = _place(i, q, occ_lo, occ_hi, blk_lo, blk_hi, aux, pmask, phalo, must, clue,
-                                               row_end, col, ccl, col_end)
+            a, o_lo, o_hi, b_lo, b_hi = _place(m0, m1, phalo[q, 0], phalo[q, 1], occ_lo, occ_hi, blk_lo, blk_hi, aux,
+                                               mu, cl, re, co, cc, ce)
             if a < 0:
                 continue
-            r = _put(nk, nv, nl, ns, nn, o_lo, o_hi, b_lo, b_hi, np.uint64(a))
-            _vadd(nv, r, vals, s, mods, units, radix[t], vt)
+            r = _slot(nk, nl, o_lo, o_hi, b_lo, b_hi, np.uint64(a))
+            if not nl[r]:
+                nl[r] = True
+                nk[r, 0], nk[r, 1], nk[r, 2], nk[r, 3], nk[r, 4] = o_lo, o_hi, b_lo, b_hi, np.uint64(a)
+                for u in range(W):
+                    nv[r, u] = 0
+                ns[nn[0]] = r
+                nn[0] += 1
+            shift = radix[t]
+            for m in range(K):
+                base = m * units
+                md = mods[m]
+                for v in range(nt):
+                    u = valid[t, v]
+                    if md == 0:
+                        nv[r, base + u + shift] += vals[s, base + u]
+                    else:
+                        nv[r, base + u + shift] = (nv[r, base + u + shift] + vals[s, base + u]) % md
     return n_src
 
 
@@ -374,7 +393,7 @@ def forward_backward(n, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, fu
                 s = hs[j]
                 occ_lo, occ_hi, blk_lo, blk_hi, aux = hk[s, 0], hk[s, 1], hk[s, 2], hk[s, 3], hk[s, 4]
                 back, r = _row(back, occ_lo, occ_hi, blk_lo, blk_hi, aux)
-                a = _judge(i, occ_lo, aux, must, clue, row_end, col, ccl, col_end)
+                a = _judge(occ_lo, aux, must[i], clue[i], row_end[i], col[i], ccl[i], col_end[i])
                 if a >= 0:
                     o_lo, o_hi = _shift(occ_lo, occ_hi)
                     b_lo, b_hi = _shift(blk_lo, blk_hi)
@@ -384,8 +403,9 @@ def forward_backward(n, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, fu
                 if (occ_lo & _ONE) != _EMPTY:
                     continue
                 for q in range(ptr[i], ptr[i + 1]):
-                    a, o_lo, o_hi, b_lo, b_hi = _place(i, q, occ_lo, occ_hi, blk_lo, blk_hi, aux, pmask, phalo, must,
-                                                       clue, row_end, col, ccl, col_end)
+                    a, o_lo, o_hi, b_lo, b_hi = _place(pmask[q, 0], pmask[q, 1], phalo[q, 0], phalo[q, 1], occ_lo,
+                                                       occ_hi, blk_lo, blk_hi, aux, must[i], clue[i], row_end[i],
+                                                       col[i], ccl[i], col_end[i])
                     if a < 0:
                         continue
                     t = _get(after, o_lo, o_hi, b_lo, b_hi, np.uint64(a))
