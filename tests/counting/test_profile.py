@@ -72,7 +72,7 @@ def test_every_scan_and_switch_row_gives_the_same_integers(dep, turned, flip_row
     assert counted == total
 
 
-def test_the_view_meets_what_is_known_in_the_middle_rows():
+def test_the_view_meets_what_is_known_in_the_middle_rows_and_a_hit_early():
     dep = read_deployment(ROOT / "standard_10x10_notouch_unlabelled.toml")
     lay = layout(dep)
     geometry = profile._geometry(lay)
@@ -80,7 +80,54 @@ def test_the_view_meets_what_is_known_in_the_middle_rows():
     top = Deployment(dep.grid, dep.cells, dep.pieces, touching=False, misses=frozenset({(0, 4), (0, 5), (1, 4)}))
     assert profile._view(top, layout(top), geometry)[0] is True  # misses in the top rows' middle: turned
     left = Deployment(dep.grid, dep.cells, dep.pieces, touching=False, misses=frozenset({(4, 0), (5, 0)}))
-    assert profile._view(left, layout(left), geometry) == (False, (False, True))  # first column: from the far end
+    assert profile._view(left, layout(left), geometry) == (False, (False, False))  # the middle rows already
+    hit = Deployment(dep.grid, dep.cells, dep.pieces, touching=False, hits=frozenset({(8, 3)}))
+    assert profile._view(hit, layout(hit), geometry) == (False, (True, False))  # the hit met early: from the far end
+
+
+def _positions(shots: int, games: range):
+    """Positions of 10x10 no-touch games after ``shots`` random shots (hidden fleets and shots seeded)."""
+    import random
+
+    from harness.play.game import Game, labelled
+    from harness.play.sample import game_deployment, sampler_for
+
+    board = labelled(read_deployment(ROOT / "standard_10x10_notouch_unlabelled.toml"))
+    for g in games:
+        game = Game(board, game_deployment(sampler_for(board), 3, g))
+        cells = sorted(board.cells)
+        random.Random(g).shuffle(cells)
+        for c in cells[:shots]:
+            game.shoot(c)
+        yield game.position.deployment()
+
+
+def test_the_view_taken_holds_fewer_state_steps_than_the_board_as_it_is(monkeypatch):
+    """State-steps (the states of every layer, summed) are counted, not timed: on 12 positions after 12 random
+    shots the view taken holds fewer than the board as it is in all, and within 1.35x of the best of the eight
+    views (geometric mean: 1.17x here, 1.17x on 120 other such positions); the earlier rule (known cells scored
+    by their distance to the nearer end) fails the second: 1.60x here."""
+    from harness.counting import _profile_nb as nb
+
+    seen = []
+    step = nb.forward
+    monkeypatch.setattr(nb, "forward", lambda *a: (seen.append(a[2]), step(*a))[1])
+
+    def steps(dep, lay, scan=None):
+        seen.clear()
+        profile._run(dep, lay, False, False, scan)
+        return sum(seen)
+
+    taken, as_is, ratios = 0, 0, []
+    for pos in _positions(12, range(12)):
+        dep, _ = without_sunk(pos)
+        lay = layout(dep)
+        views = [steps(dep, lay, (t, (r, c), None)) for t in (False, True) for r in (False, True) for c in (False, True)]
+        got = steps(dep, lay)
+        taken, as_is = taken + got, as_is + views[0]
+        ratios.append(got / min(views))
+    assert taken < as_is
+    assert math.exp(sum(map(math.log, ratios)) / len(ratios)) <= 1.35, ratios
 
 
 def test_the_kept_layer_buffer_serves_position_after_position(monkeypatch):
