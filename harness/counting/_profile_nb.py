@@ -255,41 +255,25 @@ def _steps(keys, vals, s, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hs
         left = (key >> ((c - 1) * bits)) & cmask if c > 0 else 0
         run = (key >> (W * bits + 1)) & ((1 << hbits) - 1)
         n = 0
-        if mode == 0:  # above the switch row: a piece's type at its last cell (run: its cells so far along)
-            if run > 0:
-                if up == 0:
-                    if hcont[run]:
-                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, run + 1, cl, ch), run, 3
-                        n += 1
-                    for t in range(T):
-                        if hlast[t] and hlen[t] == run + 1:
-                            ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cl, ch), t, 1
-                            n += 1
-            elif up >= 2:
-                e = up - 1
-                if vcont[e]:
-                    ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, up + 1, 0, cl, ch), e, 4
+        if mode == 0 and run > 0:  # above the switch row (a type at a piece's last cell): a run along goes on
+            if up == 0:  # here, or ends here as a type
+                if hcont[run]:
+                    ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, run + 1, cl, ch), run, 3
                     n += 1
                 for t in range(T):
-                    if vlast[t] and vlen[t] == e + 1:
-                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cl, ch), t, 2
+                    if hlast[t] and hlen[t] == run + 1:
+                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cl, ch), t, 1
                         n += 1
-            else:
-                if not hit:
-                    ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 0, 0, cl, ch), -1, 0
+        elif mode == 0 and up >= 2:  # a run across with up - 1 cells so far takes this cell: on, or ends as a type
+            e = up - 1
+            if vcont[e]:
+                ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, up + 1, 0, cl, ch), e, 4
+                n += 1
+            for t in range(T):
+                if vlast[t] and vlen[t] == e + 1:
+                    ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cl, ch), t, 2
                     n += 1
-                if up == 0 and not (notouch and left != 0):
-                    for t in range(T):
-                        if single[t]:
-                            ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cl, ch), t, 1
-                            n += 1
-                    if hcont[0]:
-                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 1, cl, ch), 0, 3
-                        n += 1
-                    if vcont[0]:
-                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 2, 0, cl, ch), 0, 4
-                        n += 1
-        elif run > 0:  # a piece lying along goes on here
+        elif run > 0:  # below it (a type at a piece's first cell): a piece lying along goes on here
             if up == 0:
                 ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, run - 1, cl, ch), -1, 0
                 n += 1
@@ -302,18 +286,31 @@ def _steps(keys, vals, s, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hs
                 if conv[e, t]:
                     ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, vlen[t] - e, 0, cl, ch), t, 5 + e
                     n += 1
-        else:
+        else:  # nothing goes on here: the cell left empty (unless a hit), or a piece begins on a free cell
             if not hit:
                 ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 0, 0, cl, ch), -1, 0
                 n += 1
             if up == 0 and not (notouch and left != 0):
-                for t in range(T):
-                    if hstart[t]:
-                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, hlen[t] - 1, cl, ch), t, 1
+                if mode == 0:  # a single cell's types, or a run along or across begins
+                    for t in range(T):
+                        if single[t]:
+                            ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 0, cl, ch), t, 1
+                            n += 1
+                    if hcont[0]:
+                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 1, 1, cl, ch), 0, 3
                         n += 1
-                    if vstart[t]:
-                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, vlen[t], 0, cl, ch), t, 2
+                    if vcont[0]:
+                        ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, 2, 0, cl, ch), 0, 4
                         n += 1
+                else:  # a placement of any type that starts here, along or across
+                    for t in range(T):
+                        if hstart[t]:
+                            nk = _next(key, c, W, bits, hbits, notouch, left, 1, hlen[t] - 1, cl, ch)
+                            ok[n], ot[n], oo[n] = nk, t, 1
+                            n += 1
+                        if vstart[t]:
+                            ok[n], ot[n], oo[n] = _next(key, c, W, bits, hbits, notouch, left, vlen[t], 0, cl, ch), t, 2
+                            n += 1
         for q in range(n):
             t = ot[q]
             o = oo[q]
