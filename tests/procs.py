@@ -1,4 +1,4 @@
-"""Process helpers for the tests: whether a process is still there; a pool task that will not stop."""
+"""Process helpers for the tests: whether a process is still there, what it is; a pool task that will not stop."""
 
 from __future__ import annotations
 
@@ -13,6 +13,19 @@ def alive(pid: int) -> bool:
             return f.read().split(") ")[1][0] != "Z"
     except OSError:
         return False
+
+
+def described(pid: int) -> str:
+    """What process ``pid`` is, for an assertion's message: its state, parent, session and command line."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return f"{pid}: gone"
+    state, ppid, _pgrp, sid = stat[stat.rfind(")") + 2:].split()[:4]
+    return f"{pid} (state {state}, parent {ppid}, session {sid}): {argv[:160]}"
 
 
 def stubborn() -> None:

@@ -29,6 +29,7 @@ cancelled future (python/cpython#107219, #94440) -- cannot keep ``generate`` fro
 from __future__ import annotations
 
 import gc
+import os
 import signal
 import sys
 import time
@@ -185,13 +186,13 @@ def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) 
 
 
 # --------------------------------------------------------------------------- executors
-def _pool_worker_init() -> None:
+def _pool_worker_init(parent: int | None = None) -> None:
     """A pool worker: SIGTERM interrupts the seed in hand (journal kept) and is ignored by an idle
     worker; Ctrl-C is left to the parent, which forwards it as SIGTERM; it dies with the parent (a
     ``kill -9`` of ``generate`` leaves no worker writing journals; its certifier's workers follow it)."""
     from harness.runner.worker import die_with_parent
 
-    die_with_parent()
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def stop(signum: int, frame: Any) -> None:
@@ -233,7 +234,7 @@ class _Pool:
         from concurrent.futures import ProcessPoolExecutor
 
         self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=_pool_worker_init)
+                                        initializer=_pool_worker_init, initargs=(os.getpid(),))
         self.jobs = jobs
         self.futures: dict[Any, SeedTask] = {}
         self.started: dict[Any, float] = {}

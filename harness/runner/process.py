@@ -86,6 +86,7 @@ class WorkerProcess:
         guard_read, self._guard = os.pipe()
         os.set_inheritable(self._guard, False)
         env = dict(os.environ, MALLOC_ARENA_MAX="2", PYTHONFAULTHANDLER="1", BATTLEBENCH_GUARD_FD=str(guard_read),
+                   BATTLEBENCH_PARENT_PID=str(os.getpid()),
                    BATTLEBENCH_HONOUR_S=f"{honour_s:g}")
         try:
             self.proc = subprocess.Popen(

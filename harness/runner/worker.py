@@ -68,14 +68,22 @@ def status_kb(pid: int | str, field: str) -> int | None:
     return None
 
 
-def die_with_parent() -> None:
-    """PR_SET_PDEATHSIG: SIGKILL this process when its parent ends (Linux; elsewhere nothing)."""
+def die_with_parent(parent: int | None = None) -> None:
+    """PR_SET_PDEATHSIG: SIGKILL this process when its parent ends (Linux; elsewhere nothing).
+
+    ``parent`` is the pid of the process that started this one (the worker reads it from
+    ``BATTLEBENCH_PARENT_PID``): if this process already has another parent, the parent died before the death
+    signal was set, and this process ends now.  An orphan's new parent is not always pid 1 (a container's
+    init, a subreaper), so pid 1 alone is the test only where the parent is not known."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # not Linux: the closed stdin still ends the worker
         pass
-    if os.getppid() == 1:  # the parent died before the death signal was set
+    if parent is None:
+        known = os.environ.pop("BATTLEBENCH_PARENT_PID", "")
+        parent = int(known) if known.isdigit() else None
+    if os.getppid() == 1 or (parent is not None and os.getppid() != parent):
         os._exit(1)
 
 

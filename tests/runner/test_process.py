@@ -202,3 +202,22 @@ def test_a_pool_keeps_at_most_max_warm_workers_closing_the_least_recently_used()
         assert kept == {seen[0.01], seen[0.03]}  # 0.02 was the least recently used when 0.03 came
         assert not _alive(seen[0.02])  # closed, not left behind
 
+
+
+@pytest.mark.parametrize("told, ends", [("parent", False), ("another", True), (None, False)])
+def test_a_worker_whose_parent_died_before_it_could_ask_for_the_death_signal_ends_at_once(told, ends):
+    """The worker compares its parent with the pid the runner gave it: an orphan's new parent need not be
+    pid 1 (a container's init or a subreaper), so an orphan at birth must not be taken for a child."""
+    import subprocess
+    import sys
+
+    code = ("import os, sys; from harness.runner.worker import die_with_parent; "
+            "die_with_parent(); sys.stdout.write('alive'); sys.stdout.flush()")
+    env = dict(os.environ)
+    env.pop("BATTLEBENCH_PARENT_PID", None)
+    if told == "parent":
+        env["BATTLEBENCH_PARENT_PID"] = str(os.getpid())
+    elif told == "another":  # as if the runner that started it had died and it had a new parent
+        env["BATTLEBENCH_PARENT_PID"] = str(os.getppid())
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == ((1, "") if ends else (0, "alive")), done.stderr
