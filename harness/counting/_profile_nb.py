@@ -166,7 +166,7 @@ def _enough(key, W, bits, hbits, room, mask, live, need):
 
 
 @nb.njit(cache=True, nogil=True)
-def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, single, hcont, vcont, hmask,
+def forward(keys, vals, S, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, single, hcont, vcont, hmask,
             vmask, hlast, vlast, conv, room, slots, hlen, vlen, cnt, stride, mods, nkeys, nvals, edge, kind, table):
     """One cell forward from the first ``S`` states of ``keys``, ``vals`` (``(., M, F)``) into the buffers
     ``nkeys``, ``nvals`` (grown when they are too small; reused, so no layer pays the system for fresh zeroed
@@ -199,7 +199,7 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hsta
     sign = 0
     s = 0
     while True:
-        s, ns, sign = _steps(keys, vals, s, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, single,
+        s, ns, sign = _steps(keys, vals, s, S, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, single,
                              hcont, vcont, hmask, vmask, hlast, vlast, conv, room, slots, hlen, vlen, cnt, stride,
                              nkeys, nvals, edge, kind, table, ns, sign, scratch, live, need, maskbuf)
         if s == S:
@@ -222,7 +222,7 @@ def forward(keys, vals, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hsta
 
 
 @nb.njit(cache=True, nogil=True)
-def _steps(keys, vals, s, S, r, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, single, hcont, vcont,
+def _steps(keys, vals, s, S, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, single, hcont, vcont,
            hmask, vmask, hlast, vlast, conv, room, slots, hlen, vlen, cnt, stride, nkeys, nvals, edge, kind, table,
            ns, sign, scratch, live, need, maskbuf):
     """:func:`forward`'s states from ``s`` on while ``nkeys``/``nvals`` and ``table`` have room for one more

@@ -222,7 +222,7 @@ class _Plan:
 
     def args(self, r: int, c: int) -> tuple:
         mode = 0 if r < self.switch else 1 if r == self.switch else 2
-        return (r, c, self.width, self.bits, self.hbits, self.notouch, mode, self.cover[r + 1], bool(self.hit[r, c]),
+        return (c, self.width, self.bits, self.hbits, self.notouch, mode, self.cover[r + 1], bool(self.hit[r, c]),
                 self.hstart[r, c], self.vstart[r, c], self.single[r, c], self.hcont[r, c], self.vcont[r, c],
                 self.hmask[r, c], self.vmask[r, c], self.hlast[r, c], self.vlast[r, c], self.conv[r, c], self.room,
                 self.slots, self.hlen, self.vlen, self.cnt, self.stride)
