@@ -1,4 +1,4 @@
-"""Process helpers for the tests: whether a process is still there, what it is; a pool task that will not stop."""
+"""Process helpers for the tests: whether a process is alive or gone, what it is; a pool task that will not stop."""
 
 from __future__ import annotations
 
@@ -13,6 +13,21 @@ def alive(pid: int) -> bool:
             return f.read().split(") ")[1][0] != "Z"
     except OSError:
         return False
+
+
+SETTLE_S = 60.0
+"""How long a process that was killed gets to be gone: it is gone within milliseconds; the wait, which ends as
+soon as it is, is long only so that a loaded machine cannot fail a test."""
+
+
+def gone(*pids: int, within: float = SETTLE_S) -> bool:
+    """Whether every process of ``pids`` is gone (or a zombie) within ``within`` seconds."""
+    end = time.monotonic() + within
+    while any(alive(pid) for pid in pids):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def described(pid: int) -> str:

@@ -20,7 +20,7 @@ from harness.errors import BackendError, UsageError
 from harness.tools import builtin_tools, find_tool, load_tools
 from harness.tools.parsers import minisat_file, sat_competition
 from tiny import BY_NAME, MANY, SOLVER_UNSAT, assert_sound, truth
-from procs import alive as _alive
+from procs import gone
 
 BUILTIN = sorted(builtin_tools())
 
@@ -147,11 +147,7 @@ def test_a_tool_that_ignores_its_limit_is_killed_with_its_children_and_the_run_i
     res = isolated.solve(MANY[0], "tool", "placement", Task.count(0), {"measure": "process", "tool": "stubborn", "tool_file": str(tool_file)},
                          2.0)
     assert res.status is Status.TIMEOUT and time.monotonic() - started < 60
-    for pid in map(int, marker.read_text().split()):
-        deadline = time.monotonic() + 10
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _alive(pid), "the tool or its child outlived the run"
+    assert gone(*map(int, marker.read_text().split())), "the tool or its child outlived the run"
 
 
 def test_a_tool_not_installed_is_one_line_with_its_install_line_before_any_run(tmp_path):

@@ -11,7 +11,7 @@ from harness.core.status import Status, Task, Termination
 from harness.puzzle.instance import Instance
 from harness.runner.process import WorkerPool
 from harness.tasks.solve import RunRequest, judge_execution
-from procs import alive as _alive
+from procs import alive as _alive, gone
 
 GOOD = ["O.", "..", ".O"]  # two submarines on a 3x2 board, not touching
 TOUCHING = ["O.", "O.", ".."]
@@ -76,11 +76,7 @@ def test_every_process_the_worker_started_is_killed(pool, tmp_path, own_group):
     pidfile = tmp_path / "grandchild.pid"
     ex, res = run(pool, request("spawn", time_limit_s=0.5, seconds=60, pidfile=str(pidfile), own_group=own_group))
     assert res.status is Status.TIMEOUT
-    pid = int(pidfile.read_text())
-    deadline = time.time() + 5
-    while time.time() < deadline and _alive(pid):
-        time.sleep(0.05)
-    assert not _alive(pid), "the grandchild survived its worker"
+    assert gone(int(pidfile.read_text())), "the grandchild survived its worker"
 
 
 def test_a_backend_limited_by_rss_runs_without_rlimit_as_and_is_killed_over_its_resident_limit(pool):
@@ -154,7 +150,7 @@ def test_cpu_time_counts_the_children_of_the_worker():
                               "while time.process_time() - t < 0.3: pass\nimport sys; sys.stdin.read()"],
                              stdin=subprocess.PIPE)
     try:
-        deadline = time.time() + 10
+        deadline = time.time() + 60  # ends as soon as it has; long for a loaded machine
         while time.time() < deadline and (tree_cpu_s(child.pid) or 0) < 0.3:  # the child spins 0.3 s
             time.sleep(0.05)
         own = tree_cpu_s(child.pid)
