@@ -38,6 +38,17 @@ def execute_on_worker(spec: RunSpec, grace_s: float, warm: bool) -> dict[str, An
         return failed_record(spec, exc, started)
 
 
+def local_cluster(jobs: int) -> Any:
+    """A ``LocalCluster`` of ``jobs`` single-threaded worker processes on this machine, without a dashboard and
+    with its scheduler's HTTP server on a free port of localhost: ``dashboard_address=None`` alone leaves that
+    server on port 8787 of every interface, so a second cluster at the same time (another campaign, a parallel
+    test) meets "Port 8787 is already in use"."""
+    import distributed
+
+    return distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+
+
 def connect(scheduler: str | None, jobs: int = 1) -> tuple[Any, Any]:
     """(client, cluster or None): a client of the scheduler at ``scheduler``, or of a new LocalCluster of
     ``jobs`` single-threaded worker processes for ``None``/``"local"`` (shared by campaigns and generate)."""
@@ -46,8 +57,7 @@ def connect(scheduler: str | None, jobs: int = 1) -> tuple[Any, Any]:
     except ImportError:
         raise UsageError("executor 'dask' needs dask.distributed: pip install 'battlebench[dask]'") from None
     if scheduler in (None, "", "local"):
-        cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                           dashboard_address=None)
+        cluster = local_cluster(jobs)
         return distributed.Client(cluster), cluster
     try:
         return distributed.Client(scheduler, timeout="20s"), None

@@ -6,9 +6,8 @@ import io
 from dataclasses import replace
 from pathlib import Path
 
-import distributed  # the test extra includes the dask extra
-
 from harness.runner.config import load_config
+from harness.runner.dask import connect, local_cluster
 from harness.runner.run import run_campaign
 from harness.store import ResultsStore
 
@@ -41,8 +40,7 @@ def test_a_localcluster_campaign_equals_the_local_one(tmp_path):
     local = replace(base, output=tmp_path / "local", executor="local", jobs=2)
     run_campaign(local, stream=io.StringIO(), live=False)
 
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+    with local_cluster(2) as cluster:
         dask = replace(base, output=tmp_path / "dask", executor="dask", scheduler=cluster.scheduler_address, jobs=2)
         shown = io.StringIO()
         outcome = run_campaign(dask, stream=shown, live=False, interval_s=0.5)
@@ -68,10 +66,34 @@ def test_a_play_campaign_on_a_localcluster_plays_the_same_games(tmp_path):
                    '[[pairs]]\nbackend = "random"\n[[pairs]]\nbackend = "posterior"\n')
     base = load_config(cfg)
     run_campaign(replace(base, output=tmp_path / "local", jobs=2), stream=io.StringIO(), live=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+    with local_cluster(2) as cluster:
         dask = replace(base, output=tmp_path / "dask", executor="dask", scheduler=cluster.scheduler_address, jobs=2)
         outcome = run_campaign(dask, stream=io.StringIO(), live=False, interval_s=0.5)
     assert outcome.executed == outcome.total == 12
     a, b = _outcomes(tmp_path / "local"), _outcomes(tmp_path / "dask")
     assert a == b and {s for s, *_ in a.values()} == {"sat"}  # the same shots, game by game
+
+
+def test_a_local_cluster_starts_while_port_8787_is_taken():
+    """``--scheduler local`` beside another cluster (a second campaign, a parallel test): the scheduler's HTTP
+    server takes a free port of localhost, so nothing warns that 8787 is in use (the suite makes warnings errors:
+    with ``dashboard_address=None`` alone, as before, this test fails)."""
+    import socket
+
+    taken = socket.socket()
+    try:
+        taken.bind(("0.0.0.0", 8787))
+        taken.listen()
+    except OSError:  # already taken by something else: the same situation
+        pass
+    try:
+        client, cluster = connect("local", 1)
+        try:
+            assert client.submit(sum, [1, 2, 3]).result(timeout=120) == 6
+            http = cluster.scheduler.http_server  # in this process: a LocalCluster's scheduler runs here
+            assert http.address == "127.0.0.1" and http.port not in (0, 8787)
+        finally:
+            client.close()
+            cluster.close()
+    finally:
+        taken.close()
