@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from procs import SETTLE_S  # how long the survivors get to notice
+
 ROOT = Path(__file__).resolve().parents[2]
-SETTLE_S = 30.0  # how long the survivors get to notice (they are killed within milliseconds; a loaded machine)
 
 
 def _census(marker: str) -> dict[int, str]:
