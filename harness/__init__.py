@@ -92,6 +92,15 @@ failure
 wall time, CPU time
     ``wall_s``: seconds from dispatch to answer, measured by the runner; ``cpu_s``: user +
     system CPU seconds of the worker's process tree during the run.
+measure
+    What a report ranks a pair's times by: ``cpu`` (CPU time) or ``wall`` (wall time).
+    By default (``rank_by = "auto"``) a pair that uses one core is ranked by CPU time and
+    a parallel pair (threads, split searches, a race) by wall time; a campaign with both
+    is ranked in two groups.
+A/A control
+    A pair run a second time in the same campaign, interleaved with it (label
+    ``PAIR~aa``): the ratio the machine puts between the two copies is its run-to-run
+    noise, the *noise floor* of the tie rule.
 deployment
     A count-task instance (a board of square or hex cells, named pieces, the touching
     rule, hints, clues) and, counted, one way to place every piece on it: an assignment
@@ -124,8 +133,9 @@ value
     strategy's value minus the optimum.
 tie
     Two pairs that solved as many instances and whose time ratio's bootstrap interval
-    contains 1 (tied within noise), or whose times are closer than the timer's
-    resolution: a report names no single winner between them.
+    contains 1 (tied within noise), reaches below the A/A controls' noise floor (tied
+    within the machine's noise), or whose times are closer than the timer's resolution:
+    a report names no single winner between them.
 """
 
 __version__ = "0.1.0"
@@ -152,6 +162,8 @@ GLOSSARY = (
     "failure",
     "wall time",
     "CPU time",
+    "measure",
+    "A/A control",
     "deployment",
     "piece",
     "marginal",

@@ -45,7 +45,7 @@ def run(instance: str, pair: str, status: str, wall_s: float | None, *, repetiti
                                            next(v for v in verdicts if v != "ok")),
         count=len(boards), complete=int(status == "unsat" or (status == "sat" and len(boards) < 2)),
         build_s=None if wall_s is None else wall_s * 0.2, solve_s=None if wall_s is None else wall_s * 0.7,
-        wall_s=wall_s, cpu_s=None if wall_s is None else wall_s * 0.9,
+        wall_s=wall_s, cpu_s=wall_s,  # one core, a quiet machine: ranked by CPU or wall, the same times
         solver_reported_s=None if wall_s is None else wall_s * 0.7,
         overshoot_s=max((wall_s or 0) - time_limit_s, 0.0), peak_rss_mb=100.0,
         variables=1000, constraints=2000, placements=500, solver_version=f"{backend} 1.0",

@@ -5,7 +5,11 @@ the instance's ``meta["fake_boards"]`` (or ``meta["planted"]``) as they are, rig
 wrong, so the verifier and ``classify`` can be tested; ``work`` does a fixed amount of
 CPU work first (for CPU-time measurements); ``limit`` searches until its time limit
 (``late`` seconds past it, and ``build_s`` makes the build slow, for the conformance
-suite's limit check); the other modes misbehave on purpose so
+suite's limit check); the environment variable :data:`STALL_ENV` (``FORMULATION=SECONDS,...``)
+makes every run of those formulations sleep that long after its work, as a machine busy
+with other work stalls a process: wall time without CPU time, the same pair's label (for
+testing that a report ranked by CPU time names the same winner quiet and loaded); the
+other modes misbehave on purpose so
 that limits and crash handling can be tested: ``stubborn`` blocks SIGTERM
 (like a solver deep in C code) and answers late, ``spawn`` leaves a grandchild
 process behind (for the process-group kill), ``child-fails`` fails when the limit's
@@ -25,6 +29,19 @@ from typing import ClassVar
 from harness.backends.base import Answer, Backend, ModelSize, Option
 from harness.errors import BackendError
 from harness.puzzle.board import Board
+
+
+STALL_ENV = "BATTLEBENCH_FAKE_STALL"
+"""``FORMULATION=SECONDS,...``: after its work, a run of a listed formulation sleeps that long."""
+
+
+def stall_s(formulation: str) -> float:
+    """The seconds :data:`STALL_ENV` stalls a run of ``formulation`` (0 when it names none)."""
+    for entry in os.environ.get(STALL_ENV, "").split(","):
+        name, _, seconds = entry.partition("=")
+        if name.strip() == formulation and seconds.strip():
+            return float(seconds)
+    return 0.0
 
 
 class FakeBackend(Backend):
@@ -112,6 +129,7 @@ class FakeBackend(Backend):
             for i in range(0, len(hog), 4096):
                 hog[i] = 1
             time.sleep(self.opts["hold"])
+        time.sleep(stall_s(self.formulation))
         meta = self.model.instance.meta
         rows = meta.get("fake_boards") or ([meta["planted"]] if "planted" in meta else [])
         boards = [Board(tuple(b)) for b in rows]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli.common import BAD_INPUT, command
+from harness.core.task import RANK_BY
 from harness.errors import UsageError
 
 NAME = "report"
@@ -17,7 +18,8 @@ def add_parser(sub: Any) -> None:
     rp = command(sub, NAME, "tables and plots from a results store (no solver needed)",
                  "Write the report of a results store: index.html (one self-contained page), summary.md, a CSV "
                  "per table and a PNG per figure; each task adds its own sections (counts, games, races).",
-                 ["battlebench report results/smoke", "battlebench report results/play --out /tmp/play-report"],
+                 ["battlebench report results/smoke", "battlebench report results/play --out /tmp/play-report",
+                  "battlebench report results/smoke --rank-by wall --out /tmp/smoke-by-wall"],
                  {0: "the report was written", 2: BAD_INPUT + " (no store, a damaged one, a place it cannot write)"})
     rp.add_argument("results", metavar="RESULTS", help="results directory (holds results.sqlite)")
     rp.add_argument("--out", default=None, metavar="DIR", help="report directory (default: RESULTS/report)")
@@ -26,6 +28,9 @@ def add_parser(sub: Any) -> None:
     rp.add_argument("--manifest", default=None, metavar="FILE",
                     help="instance manifest the disagreements are checked against (default: the nearest "
                          "instances/MANIFEST.toml)")
+    rp.add_argument("--rank-by", choices=RANK_BY, default=None,
+                    help="what pairs are ranked by: auto = CPU time for one-core pairs, wall time for parallel "
+                         "ones (default: the config's [report] rank_by, else auto)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if args.shift < 0:
         raise UsageError("--shift must be >= 0")
     out = Path(args.out) if args.out else Path(args.results) / "report"
-    written = write_report(args.results, out, shift_s=args.shift, manifest=args.manifest)
+    written = write_report(args.results, out, shift_s=args.shift, manifest=args.manifest, rank_by=args.rank_by)
     print(f"wrote {out}/ ({', '.join(sorted(p.name for p in written.values()))})", file=sys.stderr)
     return 0
 

@@ -50,6 +50,15 @@ class Limits:
     grace_s: float = 5.0
 
 
+RANK_BY = ("auto", "cpu", "wall")
+"""What a report may rank pairs by (config ``[report] rank_by``, ``report --rank-by``; the rule for ``auto``:
+:func:`harness.report.data.pair_measures`)."""
+
+CONTROL_SUFFIX = "~aa"
+"""The end of an A/A control's label: the pair's second copy, run interleaved with it (config ``[report]
+controls``), from which the report measures the machine's run-to-run noise."""
+
+
 @dataclass(frozen=True)
 class PairSpec:
     """A pair: the task's plugin (``backend``: a backend, counter or strategy) x its variant (``formulation``:
@@ -60,13 +69,16 @@ class PairSpec:
     options: tuple[tuple[str, Any], ...] = ()  # as configured (not the defaults), sorted
     params: tuple[tuple[str, Any], ...] = ()  # the task's own settings of this pair (play: games)
     legs: tuple["PairSpec", ...] = ()  # a race (backend = formulation = "race"): its pairs, in order
+    control: bool = False  # an A/A control: the same pair again, labelled with CONTROL_SUFFIX
 
     @property
     def label(self) -> str:
         if self.legs:
-            return "race[" + ",".join(leg.label for leg in self.legs) + "]"
-        opts = ",".join(f"{k}={_text(v)}" for k, v in self.options)
-        return f"{self.backend}[{opts}]/{self.formulation}" if opts else f"{self.backend}/{self.formulation}"
+            own = "race[" + ",".join(leg.label for leg in self.legs) + "]"
+        else:
+            opts = ",".join(f"{k}={_text(v)}" for k, v in self.options)
+            own = f"{self.backend}[{opts}]/{self.formulation}" if opts else f"{self.backend}/{self.formulation}"
+        return own + CONTROL_SUFFIX if self.control else own
 
     @property
     def option_dict(self) -> dict[str, Any]:
@@ -141,6 +153,17 @@ def run_id(shown: str, digest: str, pair: PairSpec, task: TaskSpec, seed: int | 
     """The deterministic id of a run: same file and content, pair, task, seed, repetition and limits."""
     key = dumps([shown, digest, pair.label, task.label, seed, rep, limits.time_s, limits.memory_mb])
     return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def interleaved(pairs: tuple[PairSpec, ...] | list[PairSpec], i: int) -> list[PairSpec]:
+    """``pairs`` in the order they run on the ``i``-th subject: an A/A control (listed right after its pair)
+    runs after it on even subjects and before it on odd ones, so that neither copy always runs first."""
+    order = list(pairs)
+    if i % 2:
+        for k in range(1, len(order)):
+            if order[k].control and not order[k - 1].control:
+                order[k - 1], order[k] = order[k], order[k - 1]
+    return order
 
 
 def make_spec(subject: Subject, pair: PairSpec, task: TaskSpec, seed: int | None, rep: int, limits: Limits,
@@ -334,8 +357,8 @@ class TaskType:
         """Every run of the campaign, in order: repetition, subject, pair, seed."""
         seeds: tuple[int | None, ...] = config.seeds if config.seeds is not None else (None,)
         return [make_spec(subject, pair, config.task, seed, rep, config.limits, config.name, config.hash)
-                for rep in range(1, config.repetitions + 1) for subject in subjects
-                for pair in config.pairs for seed in seeds]
+                for rep in range(1, config.repetitions + 1) for i, subject in enumerate(subjects)
+                for pair in interleaved(config.pairs, i) for seed in seeds]
 
     def execute(self, pool: Any, spec: RunSpec) -> Executed:
         """Run ``spec`` in ``pool`` (:class:`harness.runner.process.WorkerPool`), judge it here, build its
@@ -459,7 +482,7 @@ def task_of(spec: TaskSpec) -> type[TaskType]:
     return TASKS.load(spec.name)
 
 
-__all__ = ["Executed", "HOST", "Limits", "PairSpec", "RACE", "ReportSection", "Request", "RunSpec", "Subject",
-           "TASKS", "TaskSpec", "TaskType", "WorkerOutcome", "base_record", "error_record", "forms_message",
-           "make_spec", "now_iso", "read_subject", "run_id", "task_classes", "task_for_kind", "task_for_label",
-           "task_of", "termination_of", "times_of", "worker_key"]
+__all__ = ["CONTROL_SUFFIX", "Executed", "HOST", "Limits", "PairSpec", "RACE", "RANK_BY", "ReportSection", "Request",
+           "RunSpec", "Subject", "TASKS", "TaskSpec", "TaskType", "WorkerOutcome", "base_record", "error_record",
+           "forms_message", "interleaved", "make_spec", "now_iso", "read_subject", "run_id", "task_classes",
+           "task_for_kind", "task_for_label", "task_of", "termination_of", "times_of", "worker_key"]

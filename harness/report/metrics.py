@@ -13,17 +13,29 @@ PAR-k, shifted geometric mean, VBS gap, unique solves) are over cells, so a pair
 repeated more often does not weigh more; descriptive columns (status counts, mean_s,
 median_s, shares, model size, memory, overshoot) are over runs.
 
-Definitions (t = a cell's time, L = the time limit):
+Measures: every time here is in its pair's *measure* (the frame's ``measure`` column,
+:func:`harness.report.data.pair_measures`): ``cpu_s`` for a pair ranked by CPU time,
+``wall_s`` for one ranked by wall time.  A campaign whose pairs use both is ranked in two
+*groups*, CPU first: each group has its own winner, ratios, ties and virtual best, since a
+CPU second and a wall second are not the same thing.  ``mean_s``, ``median_s`` (wall) and
+``cpu_median_s``, ``cpu_total_s`` (CPU) stay in the table whatever the measure.
 
-* PAR-k: mean over cells of (wall_s if solved else k × L);
+A/A controls (:func:`harness.report.data.is_control`) are left out of every ranked table:
+:func:`control_table` compares each with the pair it copies, and the noise floor it
+measures (:func:`noise_floors`) widens the tie rule of the pairs ranked by that measure.
+
+Definitions (t = a cell's time in its measure, L = the time limit):
+
+* PAR-k: mean over cells of (t if solved else k × L);
 * shifted geometric mean ``sgm_s``: exp(mean(log(t + shift_s))) − shift_s;
 * virtual best (VBS) of an instance: the smallest t over pairs; ``vbs_gap_s`` of a pair:
   mean over its instances of (its t − the VBS t);
 * ``unique_solves``: instances this pair solved and no other pair did;
 * ``sgm_lo``, ``sgm_hi``: the 95 % bootstrap interval of ``sgm_s`` over instances;
   ``sgm_ratio``: sgm_s / the winner's (the first row's) sgm_s, with ``ratio_lo``,
-  ``ratio_hi`` its paired bootstrap interval and ``tie`` = ``noise`` / ``resolution``
-  when the pair cannot be told apart from the winner (:mod:`harness.report.noise`);
+  ``ratio_hi`` its paired bootstrap interval and ``tie`` = ``noise`` / ``resolution`` /
+  ``machine`` when the pair cannot be told apart from its group's winner
+  (:mod:`harness.report.noise`);
 * ``cpu_median_s``: the median ``cpu_s`` of solved runs; ``cpu_total_s``: the sum over
   every run (user + system CPU of the worker's process tree).
 
@@ -40,27 +52,29 @@ import numpy as np
 import pandas as pd
 
 from harness.report import noise
-from harness.report.data import INSTANCE_KEY, STATUSES, penalized_time, ranking_time, solved_mask, \
-    with_instance_key
+from harness.report.data import INSTANCE_KEY, MEASURES, STATUSES, control_of, is_control, measure_of, \
+    penalized_time, ranking_time, solved_mask, with_instance_key
 
 PAIR_COLUMNS = [
-    "pair", "backend", "formulation", "runs", "instances", "solved", "sat", "unsat", "timeout",
+    "pair", "backend", "formulation", "measure", "runs", "instances", "solved", "sat", "unsat", "timeout",
     "memout", "error", "wrong", "par2_s", "par10_s", "sgm_s", "sgm_lo", "sgm_hi", "sgm_ratio",
     "ratio_lo", "ratio_hi", "tie", "mean_s", "median_s", "cpu_median_s", "cpu_total_s",
     "vbs_gap_s", "unique_solves", "build_share", "solve_share", "median_variables",
     "median_constraints", "median_peak_rss_mb", "median_overshoot_s", "max_overshoot_s",
 ]
 CELL_COLUMNS = [
-    "pair", "backend", "formulation", "instance", INSTANCE_KEY, "repetitions", "solved_runs",
+    "pair", "backend", "formulation", "measure", "instance", INSTANCE_KEY, "repetitions", "solved_runs",
     "solved", "time_s", "par2_s", "par10_s",
 ]
-VBS_COLUMNS = ["instance", "best_pair", "best_s", "solved_by"]
+VBS_COLUMNS = ["instance", "measure", "best_pair", "best_s", "solved_by"]
+CONTROL_COLUMNS = ["control", "pair", "measure", "instances", "pair_sgm_s", "control_sgm_s", "ratio", "ratio_lo",
+                   "ratio_hi", "floor"]
 REPETITION_COLUMNS = ["pair", "instance", "repetitions", "statuses", "median_s", "min_s", "max_s",
                       "spread"]
 BEST_FORMULATION_COLUMNS = ["backend", "best_formulation", "sgm_s", "runner_up", "ratio"]
 BEST_BACKEND_COLUMNS = ["formulation", "best_backend", "sgm_s", "runner_up", "ratio"]
 TABLES = ("pairs", "virtual_best", "pivot_sgm", "pivot_solved", "best_formulation_per_backend",
-          "best_backend_per_formulation", "repetitions")
+          "best_backend_per_formulation", "repetitions", "controls")
 """The keys of :func:`all_tables`, in report order (the report's CSV files are named after them)."""
 
 NAN = float("nan")
@@ -115,6 +129,7 @@ def _runs(df: pd.DataFrame) -> pd.DataFrame:
         "pair": df["pair"].astype(object),
         "backend": df["backend"].astype(object),
         "formulation": df["formulation"].astype(object),
+        "measure": measure_of(df),
         "instance": df["instance"].astype(object),
         INSTANCE_KEY: df[INSTANCE_KEY].astype(object),
         "status": df["status"].astype(object),
@@ -139,7 +154,7 @@ def _cells(runs: pd.DataFrame) -> pd.DataFrame:
     cells = (
         runs.groupby(["pair", INSTANCE_KEY], sort=True)
         .agg(backend=("backend", "first"), formulation=("formulation", "first"),
-             instance=("instance", "first"), repetitions=("solved", "size"),
+             measure=("measure", "first"), instance=("instance", "first"), repetitions=("solved", "size"),
              solved_runs=("solved", "sum"), time_s=("time_s", "median"),
              par2_s=("par2_s", "median"), par10_s=("par10_s", "median"))
         .reset_index()
@@ -153,38 +168,42 @@ def _cells(runs: pd.DataFrame) -> pd.DataFrame:
 def instance_times(df: pd.DataFrame) -> pd.DataFrame:
     """One row (a *cell*) per pair × instance, repetitions collapsed; ordered by pair, instance_key.
 
-    Columns: ``pair, backend, formulation, instance, instance_key, repetitions``
+    Columns: ``pair, backend, formulation, measure, instance, instance_key, repetitions``
     (runs in the cell), ``solved_runs``, ``solved`` (more than half of the runs solved),
-    ``time_s`` (median ranking time: unsolved runs at the limit), ``par2_s``, ``par10_s``
-    (median of the penalized times).
+    ``time_s`` (median ranking time in the pair's measure: unsolved runs at the limit),
+    ``par2_s``, ``par10_s`` (median of the penalized times).  A/A controls are left out.
     """
-    return _cells(_runs(df))
+    return _cells(_split(_runs(df))[0])
 
 
 def _vbs(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per instance_key (as index): instance, best_pair, best_s, solved_by."""
+    """Per measure × instance_key (as index): instance, best_pair, best_s, solved_by (of that measure's pairs)."""
     if cells.empty:
         out = pd.DataFrame({c: pd.Series(dtype=object) for c in VBS_COLUMNS})
-        out.index.name = INSTANCE_KEY
-        return out
+        return out.set_index(pd.MultiIndex.from_arrays([[], []], names=["measure", INSTANCE_KEY]))
     order = cells.assign(_unsolved=~cells["solved"]).sort_values(
-        [INSTANCE_KEY, "time_s", "_unsolved", "pair"], na_position="last", kind="mergesort")
-    best = order.drop_duplicates(INSTANCE_KEY, keep="first").set_index(INSTANCE_KEY)
-    solved_by = cells.groupby(INSTANCE_KEY, sort=True)["solved"].sum().astype("int64")
-    out = pd.DataFrame({
+        ["measure", INSTANCE_KEY, "time_s", "_unsolved", "pair"], na_position="last", kind="mergesort")
+    best = order.drop_duplicates(["measure", INSTANCE_KEY], keep="first").set_index(["measure", INSTANCE_KEY])
+    solved_by = cells.groupby(["measure", INSTANCE_KEY], sort=True)["solved"].sum().astype("int64")
+    solved_by = solved_by.reindex(best.index)
+    return pd.DataFrame({
         "instance": best["instance"],
-        "best_pair": best["pair"].where(solved_by.reindex(best.index) > 0, None),
+        "best_pair": best["pair"].where(solved_by > 0, None),
         "best_s": best["time_s"].astype("float64"),
-        "solved_by": solved_by.reindex(best.index),
+        "solved_by": solved_by,
     })
-    out.index.name = INSTANCE_KEY
-    return out
 
 
-def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shift: float) -> pd.DataFrame:
+def _group_order(measure: object) -> int:
+    return MEASURES.index(measure) if measure in MEASURES else len(MEASURES)
+
+
+def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shift: float,
+                floors: dict[str, float] | None = None) -> pd.DataFrame:
     if runs.empty:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in PAIR_COLUMNS})
-    cells = cells.join(vbs[["best_s", "solved_by"]], on=INSTANCE_KEY)
+    solved_by = cells.groupby(INSTANCE_KEY, sort=True)["solved"].sum().astype("int64").rename("solved_by")
+    cells = cells.join(vbs[["best_s"]], on=["measure", INSTANCE_KEY]).join(solved_by, on=INSTANCE_KEY)
     rows = []
     cells_by_pair = dict(list(cells.groupby("pair", sort=True)))
     for pair, r in runs.groupby("pair", sort=True):
@@ -201,6 +220,7 @@ def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shif
             "pair": pair,
             "backend": r["backend"].iloc[0],
             "formulation": r["formulation"].iloc[0],
+            "measure": r["measure"].iloc[0],
             "runs": len(r),
             "instances": len(c),
             "solved": int(c["solved"].sum()),
@@ -229,19 +249,21 @@ def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shif
             "max_overshoot_s": _max(timeouts["overshoot_s"]),
         })
     table = pd.DataFrame(rows, columns=PAIR_COLUMNS)
-    table = table.sort_values(["solved", "sgm_s", "pair"], ascending=[False, True, True],
-                              na_position="last", kind="mergesort", ignore_index=True)
-    _against_winner(table, cells, shift)
+    table = table.assign(_group=table["measure"].map(_group_order)).sort_values(
+        ["_group", "solved", "sgm_s", "pair"], ascending=[True, False, True, True], na_position="last",
+        kind="mergesort", ignore_index=True).drop(columns="_group")
+    _against_winner(table, cells, shift, floors or {})
     return table
 
 
-def _against_winner(table: pd.DataFrame, cells: pd.DataFrame, shift: float) -> None:
-    """Fill sgm_ratio, its paired interval and the tie column, relative to the first row."""
-    winner = table.iloc[0]
+def _against_winner(table: pd.DataFrame, cells: pd.DataFrame, shift: float, floors: dict[str, float]) -> None:
+    """Fill sgm_ratio, its paired interval and the tie column, relative to the first row of each measure."""
     times = cells.pivot_table(index=INSTANCE_KEY, columns="pair", values="time_s", aggfunc="first")
-    base = times[winner["pair"]] if winner["pair"] in times.columns else None
+    winners = table.drop_duplicates("measure", keep="first").set_index("measure")
     ratios, los, his, ties = [], [], [], []
     for _, r in table.iterrows():
+        winner = winners.loc[r["measure"]]
+        base = times[winner["pair"]] if winner["pair"] in times.columns else None
         ratio = _ratio(float(r["sgm_s"]), float(winner["sgm_s"]))
         lo = hi = NAN
         if r["pair"] == winner["pair"]:
@@ -249,47 +271,105 @@ def _against_winner(table: pd.DataFrame, cells: pd.DataFrame, shift: float) -> N
         elif base is not None and r["pair"] in times.columns:
             lo, hi = noise.ratio_interval(times[r["pair"]], base, shift)
         same = int(r["solved"]) == int(winner["solved"]) and r["pair"] != winner["pair"]
-        ties.append(noise.tie(float(winner["sgm_s"]), float(r["sgm_s"]), lo, hi) if same else "")
+        ties.append(noise.tie(float(winner["sgm_s"]), float(r["sgm_s"]), lo, hi,
+                              floor=floors.get(str(r["measure"]))) if same else "")
         ratios.append(ratio)
         los.append(lo)
         his.append(hi)
     table["sgm_ratio"], table["ratio_lo"], table["ratio_hi"], table["tie"] = ratios, los, his, ties
 
 
+def _split(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the ranked runs, the A/A controls' runs)."""
+    control = runs["pair"].map(is_control).astype(bool).to_numpy() if len(runs) else np.zeros(0, dtype=bool)
+    return runs[~control].reset_index(drop=True), runs[control].reset_index(drop=True)
+
+
+def _control_table(ranked_cells: pd.DataFrame, control_cells: pd.DataFrame, shift: float) -> pd.DataFrame:
+    rows = []
+    for control, c in control_cells.groupby("pair", sort=True):
+        pair = control_of(control)
+        mine = ranked_cells[ranked_cells["pair"] == pair]
+        both = mine.merge(c, on=INSTANCE_KEY, suffixes=("", "_aa"))
+        both = both[both["solved"] & both["solved_aa"]]
+        a, b = both["time_s"].astype("float64"), both["time_s_aa"].astype("float64")
+        sgm_a, sgm_b = shifted_geomean(a, shift), shifted_geomean(b, shift)
+        ratio = _ratio(sgm_b, sgm_a)
+        lo, hi = noise.ratio_interval(b, a, shift)
+        rows.append({"control": control, "pair": pair, "measure": c["measure"].iloc[0], "instances": len(both),
+                     "pair_sgm_s": sgm_a, "control_sgm_s": sgm_b, "ratio": ratio, "ratio_lo": lo,
+                     "ratio_hi": hi, "floor": noise.floor_of(ratio, lo, hi)})
+    if not rows:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in CONTROL_COLUMNS})
+    return pd.DataFrame(rows, columns=CONTROL_COLUMNS)
+
+
+def noise_floors(controls: pd.DataFrame) -> dict[str, float]:
+    """Per measure, the machine's noise floor: the largest ``floor`` of that measure's A/A controls
+    (:func:`control_table`; a control with fewer than 2 instances solved by both copies measures nothing)."""
+    floors: dict[str, float] = {}
+    for _, r in controls.iterrows():
+        f = float(r["floor"])
+        if int(r["instances"]) >= 2 and math.isfinite(f):
+            floors[str(r["measure"])] = max(f, floors.get(str(r["measure"]), 1.0))
+    return floors
+
+
 # -- public tables -------------------------------------------------------------------------
 
-def pair_table(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
-    """One row per pair, best first (more solved, then smaller ``sgm_s``, then pair label).
+def _scored(df: pd.DataFrame, shift: float) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(ranked runs' cells, their virtual best, the control table, the pairs table) of ``df``."""
+    ranked, controls = _split(_runs(df))
+    cells = _cells(ranked)
+    vbs = _vbs(cells)
+    control = _control_table(cells, _cells(controls), shift)
+    return cells, vbs, control, _pair_table(ranked, cells, vbs, shift, noise_floors(control))
 
-    Columns :data:`PAIR_COLUMNS`: ``runs`` and the status counts (``sat`` … ``wrong``,
-    which add up to ``runs``) count runs; ``instances`` and ``solved`` count instances
-    (cells).  ``par2_s``, ``par10_s``, ``sgm_s`` (shift ``shift_s``), ``vbs_gap_s``,
-    ``unique_solves`` are over cells; ``sgm_ratio`` is sgm_s / the smallest sgm_s of any
-    pair.  ``mean_s``, ``median_s``: solved runs' wall_s (NaN if none); ``build_share`` =
+
+def pair_table(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
+    """One row per ranked pair, best first: by measure group (CPU first), then more solved, then smaller
+    ``sgm_s``, then pair label.  A/A controls are left out (:func:`control_table`).
+
+    Columns :data:`PAIR_COLUMNS`: ``measure`` is what the pair's times are (``cpu`` or
+    ``wall``); ``runs`` and the status counts (``sat`` … ``wrong``, which add up to
+    ``runs``) count runs; ``instances`` and ``solved`` count instances (cells).
+    ``par2_s``, ``par10_s``, ``sgm_s`` (shift ``shift_s``), ``vbs_gap_s`` are over cells
+    in the pair's measure, ``unique_solves`` over cells; ``sgm_ratio`` is sgm_s / the
+    sgm_s of its group's winner (the group's first row).  ``mean_s``, ``median_s``: solved
+    runs' wall_s (NaN if none); ``cpu_median_s``: their cpu_s; ``build_share`` =
     Σ build_s / Σ (build_s + solve_s) over solved runs, ``solve_share`` = 1 − that;
     ``median_variables``, ``median_constraints``, ``median_peak_rss_mb`` over all runs;
     the overshoot columns over ``timeout`` runs (NaN if none).
     """
-    shift = _check_shift(shift_s)
-    runs = _runs(df)
-    cells = _cells(runs)
-    return _pair_table(runs, cells, _vbs(cells), shift)
+    return _scored(df, _check_shift(shift_s))[3]
+
+
+def control_table(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
+    """One row per A/A control (columns :data:`CONTROL_COLUMNS`): the pair it copies, the measure, the
+    instances both copies solved, both shifted geometric means over them, ``ratio`` = control / pair with
+    its paired 95 % interval, and ``floor`` (:func:`harness.report.noise.floor_of`): how far apart the
+    machine put two runs of the same pair."""
+    return _scored(df, _check_shift(shift_s))[2]
 
 
 def virtual_best(df: pd.DataFrame) -> pd.DataFrame:
-    """Per instance (ordered by display name, then file): ``instance, best_pair, best_s, solved_by``.
+    """Per instance and measure (ordered by display name, then file): ``instance, measure, best_pair,
+    best_s, solved_by``.
 
-    ``best_s`` is the smallest cell time over the pairs (the time limit if no pair solved
-    the instance; then ``best_pair`` is null); ties go to a solved cell, then to the
-    smallest pair label.  ``solved_by`` counts the pairs that solved the instance.
+    ``best_s`` is the smallest cell time over the pairs of that measure (the time limit if
+    none solved the instance; then ``best_pair`` is null); ties go to a solved cell, then
+    to the smallest pair label.  ``solved_by`` counts that measure's pairs that solved it.
+    A campaign ranked by one measure has one row per instance.
     """
-    return _vbs_table(_vbs(_cells(_runs(df))))
+    return _vbs_table(_vbs(_cells(_split(_runs(df))[0])))
 
 
 def _vbs_table(vbs: pd.DataFrame) -> pd.DataFrame:
     if vbs.empty:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in VBS_COLUMNS})
-    out = vbs.reset_index().sort_values(["instance", INSTANCE_KEY], kind="mergesort")
+    out = vbs.reset_index()
+    out = out.assign(_group=out["measure"].map(_group_order)).sort_values(
+        ["instance", INSTANCE_KEY, "_group"], kind="mergesort")
     out = out[VBS_COLUMNS].reset_index(drop=True)
     return out.astype({"instance": "str", "best_pair": "str"})
 
@@ -370,12 +450,13 @@ def _best_of(pairs: pd.DataFrame, group: str, other: str, columns: list[str]) ->
             entries = pairs[pairs[group] == value]  # already in rank order
             win = entries.iloc[0]
             runner = entries.iloc[1] if len(entries) > 1 else None
+            comparable = runner is not None and runner["measure"] == win["measure"]  # not CPU against wall
             rows.append({
                 columns[0]: value,
                 columns[1]: _plain(win, other),
                 "sgm_s": float(win["sgm_s"]),
                 "runner_up": None if runner is None else runner["pair"],
-                "ratio": NAN if runner is None else _ratio(float(runner["sgm_s"]), float(win["sgm_s"])),
+                "ratio": _ratio(float(runner["sgm_s"]), float(win["sgm_s"])) if comparable else NAN,
             })
     if not rows:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
@@ -404,10 +485,7 @@ def best_backend_per_formulation(df: pd.DataFrame, shift_s: float = 1.0) -> pd.D
 def all_tables(df: pd.DataFrame, shift_s: float = 1.0) -> dict[str, pd.DataFrame]:
     """Every table of the report, keyed by :data:`TABLES` (in that order)."""
     shift = _check_shift(shift_s)
-    runs = _runs(df)
-    cells = _cells(runs)
-    vbs = _vbs(cells)
-    pairs = _pair_table(runs, cells, vbs, shift)
+    _, vbs, controls, pairs = _scored(df, shift)
     tables = {
         "pairs": pairs,
         "virtual_best": _vbs_table(vbs),
@@ -418,14 +496,15 @@ def all_tables(df: pd.DataFrame, shift_s: float = 1.0) -> dict[str, pd.DataFrame
         "best_backend_per_formulation": _best_of(pairs, "formulation", "backend",
                                                  BEST_BACKEND_COLUMNS),
         "repetitions": repetition_table(df),
+        "controls": controls,
     }
     assert tuple(tables) == TABLES
     return tables
 
 
 __all__ = [
-    "BEST_BACKEND_COLUMNS", "BEST_FORMULATION_COLUMNS", "CELL_COLUMNS", "PAIR_COLUMNS",
+    "BEST_BACKEND_COLUMNS", "BEST_FORMULATION_COLUMNS", "CELL_COLUMNS", "CONTROL_COLUMNS", "PAIR_COLUMNS",
     "REPETITION_COLUMNS", "TABLES", "VBS_COLUMNS", "all_tables", "best_backend_per_formulation",
-    "best_formulation_per_backend", "instance_times", "pair_table", "pivot_sgm",
+    "best_formulation_per_backend", "control_table", "instance_times", "noise_floors", "pair_table", "pivot_sgm",
     "pivot_solved", "repetition_table", "shifted_geomean", "virtual_best",
 ]

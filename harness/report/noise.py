@@ -8,10 +8,19 @@ ran on the same instances.  With one repetition per run the interval does not co
 run-to-run timing noise; with repetitions each instance's time is already the median.
 
 The tie rule (:func:`tie`): two pairs that solved the same number of instances are *tied
-within noise* when the interval of the ratio of their shifted geometric means contains
-1, and *tied within the timer's resolution* when the two means differ by less than
-:data:`RESOLUTION_S` (as two means below it do).  A headline names a winner only when
-neither holds (or when the winner solved more instances).
+within the timer's resolution* when the two means differ by less than :data:`RESOLUTION_S`
+(as two means below it do), *tied within noise* when the interval of the ratio of their
+shifted geometric means contains 1, and *tied within the machine's noise* when that
+interval reaches down to the campaign's measured noise floor.  A headline names a winner
+only when none holds (or when the winner solved more instances).
+
+The noise floor (:func:`floor_of`) comes from A/A controls: a pair run twice, interleaved,
+on the same instances.  Both copies are the same solver on the same inputs, so whatever
+ratio the machine puts between them is noise; the floor is the largest factor that ratio
+reaches within its 95 % paired interval (at least 1).  A difference between two pairs
+whose interval reaches below the floor is one the machine has been seen to make between
+a pair and itself.  Without controls the floor is not measured, and the rule is as
+without it: the bootstrap over instances does not contain run-to-run noise.
 """
 
 from __future__ import annotations
@@ -86,16 +95,32 @@ def ratio_interval(num: Sequence[float], den: Sequence[float], shift_s: float = 
     return _bootstrap((a, b), ratio, paired=True)
 
 
+def floor_of(ratio: float, lo: float, hi: float) -> float:
+    """The noise floor an A/A control shows: the largest of ``ratio``, ``hi``, 1/``ratio``, 1/``lo`` (copy /
+    original and its interval, either way round), at least 1; NaN when ``ratio`` is NaN."""
+    if math.isnan(ratio) or ratio <= 0:
+        return math.nan
+    factors = [ratio, 1.0 / ratio, 1.0]
+    factors += [v for v in (hi,) if not math.isnan(v)] + [1.0 / v for v in (lo,) if not math.isnan(v) and v > 0]
+    return max(factors)
+
+
 def tie(sgm_a: float, sgm_b: float, ratio_lo: float, ratio_hi: float,
-        resolution_s: float = RESOLUTION_S) -> str:
-    """``"resolution"``, ``"noise"`` or ``""`` (told apart) for two pairs' shifted geometric means."""
+        resolution_s: float = RESOLUTION_S, *, floor: float | None = None) -> str:
+    """``"resolution"``, ``"noise"``, ``"machine"`` or ``""`` (told apart) for two pairs' shifted geometric
+    means: ``sgm_a`` the winner's, ``sgm_b`` the other's, ``ratio_lo``..``ratio_hi`` the interval of
+    sgm_b / sgm_a, ``floor`` the measured noise floor (None: not measured)."""
     if any(math.isnan(v) for v in (sgm_a, sgm_b)):
         return ""
     if abs(sgm_a - sgm_b) < resolution_s:  # (two means below the resolution are closer than it too)
         return "resolution"
     if not (math.isnan(ratio_lo) or math.isnan(ratio_hi)) and ratio_lo <= 1.0 <= ratio_hi:
         return "noise"
+    if floor is not None and math.isfinite(floor) and sgm_a > 0:
+        low = ratio_lo if not math.isnan(ratio_lo) else sgm_b / sgm_a  # >= 1: the winner is the faster
+        if low <= floor:
+            return "machine"
     return ""
 
 
-__all__ = ["LEVEL", "RESAMPLES", "RESOLUTION_S", "ratio_interval", "sgm_interval", "tie"]
+__all__ = ["LEVEL", "RESAMPLES", "RESOLUTION_S", "floor_of", "ratio_interval", "sgm_interval", "tie"]

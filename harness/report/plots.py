@@ -6,9 +6,15 @@ no global state, safe in threads and on machines without a display.
 
 One point per (pair, instance), a *cell* of :func:`harness.report.metrics.instance_times`:
 its time is the median over the cell's runs (repetitions, seeds) of the ranking time
-(``wall_s`` of a sat/unsat run, the time limit otherwise), and the pair *solved* the
+(of a sat/unsat run its time in the pair's measure, ``cpu_s`` or ``wall_s``
+(:func:`harness.report.data.pair_measures`); the time limit otherwise; the axes say which),
+and the pair *solved* the
 instance when more than half of those runs were sat or unsat.  Unsolved cells are drawn
 at the time limit with a cross.  Instances are told apart by ``instance_key`` (the file).
+
+Where the pairs are ranked by two measures (one-core pairs by CPU time, parallel ones
+by wall time), the cactus and the size figure draw every pair, and the profile and the
+scatter, which divide one pair's time by another's, only the best pair's measure group.
 
 Each pair keeps one colour and one marker in every figure (:func:`pair_styles`, by
 sorted label); legends list pairs best first, in the order of the report's pairs table
@@ -31,7 +37,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from harness.report import metrics
-from harness.report.data import INSTANCE_KEY, with_instance_key
+from harness.report.data import INSTANCE_KEY, measure_of, with_instance_key
 
 MIN_TIME_S = 1e-3
 """Times below this are drawn (and ratioed) as this: log axes need positive values and
@@ -121,7 +127,31 @@ def problems(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: float =
         out["scatter"] = "there is no other pair to compare with the best one"
     elif best_pair is not None and best_pair not in pairs:
         out["scatter"] = f"pair {best_pair!r} has no runs"
+    elif len(pair_order(one_measure(df, best_pair or pairs[0]), shift_s)) < 2:
+        why = "no other pair is ranked by the best pair's measure (CPU or wall time)"
+        out["profile"] = out["scatter"] = why
     return out
+
+
+def time_words(df: pd.DataFrame) -> str:
+    """What the times of ``df`` are, for an axis: "CPU time", "wall time", or both groups'."""
+    used = set(measure_of(df).dropna()) if len(df) else set()
+    if used == {"cpu"}:
+        return "CPU time"
+    if used == {"wall"}:
+        return "wall time"
+    return "time (CPU for one-core pairs, wall for parallel ones)"
+
+
+def one_measure(df: pd.DataFrame, pair: str | None) -> pd.DataFrame:
+    """The runs of the pairs ranked by ``pair``'s measure (all of ``df`` when it uses one measure)."""
+    if df.empty or pair is None:
+        return df
+    measure = measure_of(df)
+    mine = measure[df["pair"] == pair]
+    if mine.empty:
+        return df
+    return df[(measure == mine.iloc[0]).to_numpy(dtype=bool)]
 
 
 def all_figures(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: float = 1.0) -> dict[str, Figure]:
@@ -130,9 +160,10 @@ def all_figures(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: floa
         order = pair_order(df, shift_s)
         best_pair = order[0] if order else None
     skip = problems(df, best_pair, shift_s=shift_s)
+    group = one_measure(df, best_pair)
     makers = {"cactus": lambda: cactus(df, shift_s=shift_s),
-              "profile": lambda: performance_profile(df, shift_s=shift_s),
-              "scatter": lambda: scatter_vs_best(df, best_pair, shift_s=shift_s),
+              "profile": lambda: performance_profile(group, shift_s=shift_s),
+              "scatter": lambda: scatter_vs_best(group, best_pair, shift_s=shift_s),
               "size": lambda: time_vs_size(df, shift_s=shift_s)}
     return {k: makers[k]() for k in FIGURES if k not in skip}
 
@@ -257,7 +288,7 @@ def cactus(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
     ax.set_xlim(lo, hi)
     ax.set_ylim(0, max(n_inst, 1) * 1.06)
     ax.yaxis.get_major_locator().set_params(integer=True)
-    ax.set_xlabel("time per instance (s, log scale; median over repetitions)")
+    ax.set_xlabel(f"{time_words(df)} per instance (s, log scale; median over repetitions)")
     ax.set_ylabel("instances solved within that time")
     ax.set_title("Cactus plot: higher and further left is better")
     ax.grid(True, which="major", alpha=0.3)
@@ -312,7 +343,7 @@ def performance_profile(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_xlim(1 / 1.06, tau_max)  # a little left of 1, to show the jump at τ = 1
     ax.set_ylim(0, 1.04)
-    ax.set_xlabel("τ: time ratio to the fastest pair on the instance (log₂ scale)")
+    ax.set_xlabel(f"τ: {time_words(df)} ratio to the fastest pair on the instance (log₂ scale)")
     ax.set_ylabel("fraction of instances with ratio ≤ τ")
     ax.set_title("Performance profile (Dolan–Moré): higher is better; "
                  "value at τ = 1: fraction where the pair is fastest")
@@ -403,9 +434,9 @@ def scatter_vs_best(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: 
         ax.set_title(_wrap(pair), fontsize=9, color=st["color"])
         ax.grid(True, alpha=0.25)
         if k % ncols == 0:
-            ax.set_ylabel("this pair: time (s)")
+            ax.set_ylabel(f"this pair: {time_words(df)} (s)")
         if k >= len(others) - ncols:
-            ax.set_xlabel("the best pair: time (s)")
+            ax.set_xlabel(f"the best pair: {time_words(df)} (s)")
             ax.tick_params(labelbottom=True)
     fig.suptitle(f"Per-instance time against the best pair, {best_pair}\n"
                  "(log-log; above the diagonal the best pair is faster; dotted lines: 10×)", fontsize=10.5)
@@ -484,7 +515,7 @@ def time_vs_size(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
     pad = math.exp(max(spread * 2.5, 0.08))
     ax.set_xlim(sizes[0] / pad, sizes[-1] * pad)
     ax.set_xlabel("instance size: cells = rows × cols (log scale)")
-    ax.set_ylabel("time per instance (s, log scale; median over repetitions)")
+    ax.set_ylabel(f"{time_words(df)} per instance (s, log scale; median over repetitions)")
     ax.set_title("Time vs instance size (line: median per size)")
     ax.grid(True, alpha=0.3)
     _legend(fig, handles, labels)

@@ -44,6 +44,7 @@ from harness.report.headline import headline as headline_of
 from harness.report.agreement import find_manifest, load_manifest
 from harness.errors import InputError
 from harness.report.completeness import Completeness, load_campaign
+from harness.report.data import Measures, configured_rank_by, pair_measures, with_measures
 from harness.report.sections import all_problems, parts_of, prepare, unknown_note
 
 NA = "–"
@@ -56,7 +57,7 @@ OUTCOME_COLUMNS = [
 """The pairs table's columns shown as "outcome"; then "speed" and "model and resources"."""
 
 SPEED_COLUMNS = [
-    "pair", "sgm_s [95% CI]", "× winner [95% CI]", "tie", "par2_s", "par10_s", "median_s", "cpu_median_s",
+    "pair", "measure", "sgm_s [95% CI]", "× winner [95% CI]", "tie", "par2_s", "par10_s", "median_s", "cpu_median_s",
     "vbs_gap_s",
 ]
 """The two bracketed columns are made for display from sgm_s, sgm_lo, sgm_hi and sgm_ratio,
@@ -77,7 +78,14 @@ TABLE_TITLES = {
     "repetitions": "Repetitions: spread over the runs of one pair on one instance",
     "size_winners": "Winner at each board size",
     "size_growth": "Time vs board size: the best pair of each backend",
+    "controls": "A/A controls: the machine's run-to-run noise",
 }
+CONTROLS_NOTE = ("Each control is a pair run a second time, interleaved with it on every instance (each copy first "
+                 "on every other instance). ratio = the control's shifted geometric mean / the pair's, over the "
+                 "instances both copies solved, with its paired 95% interval; floor = the largest factor that "
+                 "ratio reaches within its interval, either way round. A pair whose ratio to its group's winner "
+                 "has an interval reaching below the floor is tied with it within the machine's noise "
+                 "(tie = machine).")
 SIZE_NOTE = ("Per size, pairs are scored as above on that size's instances only. ratio = the runner-up's "
              "shifted geometric mean / the winner's; growth = the shifted geometric mean at the largest size / "
              "at the smallest (unsolved at the limit, so a pair that times out grows less than it would).")
@@ -97,8 +105,36 @@ FIGURE_CAPTIONS = {
 }
 
 
+MEASURE_WORDS = {"cpu": "CPU time", "wall": "wall time"}
+
+
+def ranking_sentence(measures: Measures) -> str:
+    """How the pairs were ranked, for the page: which measure, asked how, and which pairs fell back to wall."""
+    asked = {"auto": "the default: CPU time for pairs that use one core (threads = 1, no split, not a race), "
+                     "wall time for parallel pairs",
+             "cpu": "asked for by rank_by = cpu", "wall": "asked for by rank_by = wall"}[measures.asked]
+    used = " and ".join(MEASURE_WORDS[m] for m in measures.used) or "no measure (no runs)"
+    text = f"Ranked by {used} ({asked})."
+    if measures.mixed:
+        counts = {m: sum(1 for v in measures.by_pair.values() if v == m) for m in measures.used}
+        text += (" The campaign mixes one-core and parallel pairs: each group is ranked apart, with its own "
+                 "winner, ratios and virtual best (" + ", ".join(f"{n} by {MEASURE_WORDS[m]}"
+                                                                for m, n in counts.items()) + ").")
+    if measures.no_cpu:
+        text += (f" Ranked by wall time for want of recorded CPU time: {', '.join(measures.no_cpu)} (a store "
+                 "made before cpu_s was recorded).")
+    return text
+
+
 def _measures(shift_s: float) -> list[tuple[str, str]]:
     return [
+        ("measure (ranked by)", "what a pair's times are: cpu (cpu_s, user + system CPU time of the worker's "
+                                "process tree) or wall (wall_s). By default a pair that uses one core is ranked "
+                                "by CPU time, which other work on the machine hardly stretches, and a parallel "
+                                "pair by wall time (its CPU time adds up its cores); [report] rank_by in the "
+                                "config or report --rank-by chooses one for all. Every figure of merit (SGM, "
+                                "PAR-k, × winner, intervals, VBS gap, the figures) is in the pair's measure; "
+                                "median wall and median CPU are both shown whatever it is."),
         ("solved", "a run is solved when its status is sat or unsat (a wrong answer is not solved); "
                    "with repetitions, a pair solves an instance when more than half its runs do, and "
                    "its time there is the median over the runs."),
@@ -119,7 +155,9 @@ def _measures(shift_s: float) -> list[tuple[str, str]]:
                                   f"(tie = resolution) when the two means differ by less than "
                                   f"{noise.RESOLUTION_S * 1000:g} ms, the timer's resolution; the headline "
                                   "then names no single winner. With one run per pair and instance, "
-                                  "run-to-run timing noise is not in the interval: use repetitions."),
+                                  "run-to-run timing noise is not in the interval: use repetitions, and "
+                                  "A/A controls (tie = machine: the interval reaches below the noise floor "
+                                  "the controls measured)."),
         ("times", "wall_s measured by the runner, from dispatch to answer, in seconds; cpu_s is the "
                   "user + system CPU time of the worker's process tree during the run (above wall_s "
                   "when the solver runs threads; far below it when the machine was busy or the "
@@ -379,9 +417,10 @@ LOADED_LOAD_PER_CORE = 0.5
 times its cores (the store records the load once per session, when it starts)."""
 
 
-def load_warning(meta: dict[str, str]) -> str | None:
+def load_warning(meta: dict[str, str], measures: Measures | None = None) -> str | None:
     """The warning that wall times come from a loaded machine, or None: every recorded session whose load at
-    start is above :data:`LOADED_LOAD_PER_CORE` × its cores, and which times to compare instead."""
+    start is above :data:`LOADED_LOAD_PER_CORE` × its cores, and what that does to the ranking (``measures``:
+    which pairs are ranked by wall time, the ones it stretches)."""
     try:
         sessions = json.loads(meta.get("sessions") or "[]")
     except (ValueError, TypeError):
@@ -401,10 +440,19 @@ def load_warning(meta: dict[str, str]) -> str | None:
     if not loaded:
         return None
     which = "" if len(loaded) == len(sessions) else f" in {len(loaded)} of {len(sessions)} sessions"
-    return (f"Loaded machine: wall times were measured on a loaded machine{which}: {'; '.join(loaded)}. "
-            "Other work stretches wall time, hardly CPU time: compare the CPU times (median CPU, total CPU), "
-            f"not the wall times. (Rule: a session's 1-minute load average at its start above "
-            f"{LOADED_LOAD_PER_CORE:g} × its cores; the load is recorded only when a session starts.)")
+    on_wall = sorted(p for p, m in (measures.by_pair.items() if measures else ()) if m == "wall")
+    if measures is None:
+        advice = "compare the CPU times (median CPU, total CPU), not the wall times."
+    elif not on_wall:
+        advice = ("every pair is ranked by CPU time, which it hardly stretches; the wall-time columns are "
+                  "stretched.")
+    else:
+        advice = (f"the pairs ranked by wall time ({', '.join(on_wall[:5])}{' ...' if len(on_wall) > 5 else ''}) "
+                  "are stretched by it: their figures are upper bounds of the quiet machine's.")
+    return (f"Loaded machine: the runs were measured on a loaded machine{which}: {'; '.join(loaded)}. "
+            f"Other work stretches wall time, hardly CPU time: {advice} (Rule: a session's 1-minute load average "
+            f"at its start above {LOADED_LOAD_PER_CORE:g} × its cores; the load is recorded only when a session "
+            "starts.)")
 
 
 # -- the documents ----------------------------------------------------------------------
@@ -484,7 +532,8 @@ def _menu(body: str) -> str:
 def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
           figures: dict[str, str], skipped: dict[str, str], facts: list[tuple[str, str]],
           files: list[str], shift_s: float, sections: dict[str, str],
-          task_sections: list[tuple[str, str, str]], notes: list[str], load: str | None = None) -> str:
+          task_sections: list[tuple[str, str, str]], notes: list[str], load: str | None = None,
+          ranking: str = "") -> str:
     esc = html.escape
     pairs = display_pairs(tables["pairs"])
     head = [
@@ -501,12 +550,19 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
         '<h2 id="pairs">Pairs</h2>',
         '<p class="sub">Best first: most instances solved, then smallest shifted geometric mean; ranked on '
         "the instances every pair has results on.</p>",
+        f'<p class="sub" id="ranked-by">{esc(ranking)}</p>',
         "<h3>Outcome</h3>",
         html_table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]], first_row_class="best"),
         "<h3>Speed</h3>",
         html_table(pairs[[c for c in SPEED_COLUMNS if c in pairs.columns]], first_row_class="best"),
         "<h3>Model and resources</h3>",
         html_table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]),
+        f'<h3 id="controls">{esc(TABLE_TITLES["controls"])}</h3>',
+        *([html_table(tables["controls"]), f'<p class="sub">{esc(CONTROLS_NOTE)}</p>']
+          if not tables["controls"].empty else
+          ['<p class="note">Not measured: the campaign declares no A/A controls ([report] controls = [PAIR, ...] '
+           "in its config runs those pairs twice, interleaved), so a difference inside the machine's run-to-run "
+           "noise cannot be told from a real one.</p>"]),
         '<h3 id="measures">How to read the measures</h3><dl class="measures">',
     ]
     parts += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _measures(shift_s)]
@@ -578,13 +634,16 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
            "Full report with every table, the instance × pair matrix and the disputed boards drawn: "
            "[index.html](index.html).", "",
            "## Pairs", "", "Best first: most instances solved, then smallest shifted geometric mean; ranked on "
-           "the instances every pair has results on.", "",
+           "the instances every pair has results on.", "", extra.get("ranking", ""), "",
            "### Outcome", "",
            table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]]), "",
            "### Speed", "",
            table(pairs[[c for c in SPEED_COLUMNS if c in pairs.columns]]), "",
            "### Model and resources", "",
-           table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]), ""]
+           table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]), "",
+           f"### {TABLE_TITLES['controls']}", "",
+           *([table(tables["controls"]), "", CONTROLS_NOTE] if not tables["controls"].empty else
+             ["_Not measured: the campaign declares no A/A controls ([report] controls in its config)._"]), ""]
     out += extra["task_markdown"]
     groups: pd.DataFrame = extra["failure_groups"]
     out += ["## Failures: errors, memouts and timeouts", ""]
@@ -630,7 +689,7 @@ EXTRA_TABLES = ("matrix", "failures", "completeness")
 
 
 def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 1.0,
-                 manifest: str | Path | None = None) -> dict[str, Path]:
+                 manifest: str | Path | None = None, rank_by: str | None = None) -> dict[str, Path]:
     """Write the report of the store in ``results_dir`` into ``out_dir``; return ``{file name: path}``.
 
     Keys: ``index.html``, ``summary.md``, ``<table>.csv`` for every table of
@@ -638,7 +697,9 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     the runs cover several board sizes, :mod:`harness.report.sizes`), the
     :data:`EXTRA_TABLES` and ``<figure>.png`` for every figure drawn.  ``shift_s`` is
     the shift of the shifted geometric mean; ``manifest`` the instance manifest the
-    disagreements are checked against (default: found above ``results_dir``).  Raises
+    disagreements are checked against (default: found above ``results_dir``); ``rank_by``
+    what pairs are ranked by (:data:`harness.core.task.RANK_BY`; default: the campaign
+    config's ``[report] rank_by``, else ``auto``).  Raises
     :class:`harness.errors.InputError` if ``results_dir`` holds no results store, or a
     damaged one (:class:`harness.errors.StoreDamaged`).
     """
@@ -647,8 +708,10 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     campaign = load_campaign(results_dir)
     parts = parts_of(campaign.runs)
     notes = unknown_note(parts) + [n for p in parts for n in p.section.notes(p.frame(campaign.runs))]
-    df, meta, completeness = prepare(campaign.runs, parts), campaign.meta, campaign.completeness
-    ranked = prepare(campaign.ranked, parts)
+    meta, completeness = campaign.meta, campaign.completeness
+    measures = pair_measures(campaign.runs, rank_by or configured_rank_by(meta))
+    df = with_measures(prepare(campaign.runs, parts), measures)
+    ranked = with_measures(prepare(campaign.ranked, parts), measures)
     tables = metrics.all_tables(ranked, shift_s)
     by_size = sizes.size_tables(ranked, shift_s, pairs=tables["pairs"])
     if len(by_size["size_winners"]) > 1:  # a campaign over several board sizes
@@ -690,7 +753,7 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
 
     try:
         return _write(out, tables, extra_tables, figures, df, meta, results_dir, generated, shift_s, completeness,
-                      headline, skipped, sections, own, problems, notes)
+                      headline, skipped, sections, own, problems, notes, measures)
     except OSError as exc:  # a full disk, a file in the way: one line, nothing half-said
         where = exc.filename or out
         raise InputError(f"{where}: cannot write the report: {exc.strerror or exc}") from None
@@ -698,7 +761,8 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
 
 def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.DataFrame, meta: dict,
            results_dir: Path, generated: str, shift_s: float, completeness: Completeness, headline: str,
-           skipped: dict, sections: dict, own: list, problems: list, notes: list[str]) -> dict[str, Path]:
+           skipped: dict, sections: dict, own: list, problems: list, notes: list[str],
+           measures: Measures) -> dict[str, Path]:
     """Write the report's files into ``out`` (:func:`write_report`)."""
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
@@ -732,9 +796,10 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
     index = out / "index.html"
     task_sections = [s for section, t, f in own
                      for s in section.html(t, {k: encoded[k] for k in f if k in encoded}, html_table)]
-    load = load_warning(meta)
+    load = load_warning(meta, measures)
+    ranking = ranking_sentence(measures)
     index.write_text(_html(title, subtitle, headline, tables, encoded, skipped, facts, files, shift_s, sections,
-                           task_sections, notes, load), encoding="utf-8")
+                           task_sections, notes, load, ranking), encoding="utf-8")
     summary = out / "summary.md"
 
     def md_table(frame: pd.DataFrame) -> str:
@@ -743,7 +808,7 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
     task_markdown = [line for section, t, f in own
                      for line in section.markdown(t, [p for p in pngs if p[:-4] in f], md_table)]
     extra = {"completeness": completeness, "failure_groups": evidence.failure_groups(df), "problems": problems,
-             "sessions": sessions_of(meta), "load": load,
+             "sessions": sessions_of(meta), "load": load, "ranking": ranking,
              "task_markdown": task_markdown, "notes": notes}
     summary.write_text(_markdown(title, subtitle, headline, tables, pngs, skipped, ["index.html"] + files,
                                  shift_s, extra), encoding="utf-8")
@@ -751,4 +816,4 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
 
 
 __all__ = ["COLUMN_LABELS", "EXTRA_TABLES", "LOADED_LOAD_PER_CORE", "NA", "column_label", "display_pairs",
-           "format_number", "html_table", "load_warning", "markdown_table", "write_report"]
+           "format_number", "html_table", "load_warning", "markdown_table", "ranking_sentence", "write_report"]

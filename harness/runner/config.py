@@ -24,6 +24,10 @@ A config names the instances, the pairs, the task, the limits and how to execute
     formulation = "placement"
     options = { solver = "cadical195", encoding = "totalizer" }
 
+    [report]                              # optional: how the report ranks
+    rank_by = "auto"                      # or "cpu", "wall" (auto: CPU time for one-core pairs)
+    controls = ["sat/placement"]          # A/A controls: these pairs run twice, interleaved
+
 What a ``task`` value means, which keys its ``[[pairs]]`` tables take and its own
 top-level keys are the task's (:mod:`harness.core.task`): the count task (``deployments``,
 ``boards``) takes counters as pairs; the play task takes strategies, the announcement rule
@@ -51,14 +55,15 @@ from harness.core.tables import is_int as _is_int
 from harness.core.tables import positive_int as _positive_int
 from harness.core.tables import toml_type as _toml_type
 from harness.core.tables import unknown as _unknown
-from harness.core.task import (Limits, PairSpec, TaskSpec, TaskType, forms_message, task_classes, task_for_kind,
+from harness.core.task import (RANK_BY, Limits, PairSpec, TaskSpec, TaskType, forms_message, task_classes, task_for_kind,
                                task_of)
 from harness.errors import ConfigError, InputError
 
 DEFAULTS = {"time_s": 60.0, "memory_mb": 4096, "grace_s": 5.0}
 _TOP_KEYS = ("name", "instances", "pairs", "task", "limits", "repetitions", "seeds", "jobs",
-             "executor", "scheduler", "output", "workers")
+             "executor", "scheduler", "output", "workers", "report")
 _LIMIT_KEYS = ("time_s", "memory_mb", "grace_s")
+_REPORT_KEYS = ("rank_by", "controls")
 _MANIFEST = "MANIFEST.toml"
 INSTANCE_EXTENSIONS = (".toml", ".dzn", ".txt", ".ascii")  # a directory's instance files: these, or no extension
 
@@ -83,6 +88,8 @@ class Config:
     text: str = field(default="", repr=False)
     patterns: tuple[str, ...] = ()
     params: tuple[tuple[str, Any], ...] = ()  # the task's own top-level settings (play: games)
+    rank_by: str = "auto"  # [report] rank_by: what the report ranks pairs by
+    controls: tuple[str, ...] = ()  # [report] controls: the labels of the pairs run twice (A/A)
 
     @property
     def task_type(self) -> type[TaskType]:
@@ -99,8 +106,8 @@ class Config:
         payload = {
             "name": self.name,
             "instances": list(self.patterns),
-            "pairs": [[p.backend, p.formulation, [list(o) for o in p.options], *[v for _, v in p.params]]
-                      for p in self.pairs],
+            "pairs": [[p.backend, p.formulation, [list(o) for o in p.options], *[v for _, v in p.params],
+                       *(["control"] if p.control else [])] for p in self.pairs],
             "task": self.task.label,
             "limits": [self.limits.time_s, self.limits.memory_mb, self.limits.grace_s],
             "repetitions": self.repetitions,
@@ -143,6 +150,8 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
             raise ConfigError(path, f"instances[{i}]", "must be a non-empty string")
     instance_paths = resolve_instances(patterns, base, path, require=require_instances)
     pairs = _pairs(data, path, task_cls, task)
+    rank_by, controls = _report(data.get("report", {}), path, pairs)
+    pairs = [q for p in pairs for q in ((p, replace(p, control=True)) if p.label in controls else (p,))]
     limits = _limits(data.get("limits", {}), path)
     repetitions = _positive_int(data, "repetitions", 1, path)
     if not task_cls.repeats and repetitions != 1:
@@ -174,6 +183,7 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
         name=name, path=path, instance_paths=tuple(instance_paths), pairs=tuple(pairs), task=task,
         limits=limits, repetitions=repetitions, seeds=seeds, jobs=jobs, executor=executor,
         scheduler=scheduler, output=output, workers=workers, text=text, patterns=tuple(patterns), params=params,
+        rank_by=rank_by, controls=controls,
     )
 
 
@@ -217,6 +227,28 @@ def _pairs(data: dict[str, Any], path: Path, cls: type[TaskType], task: TaskSpec
         pairs.append(pair)
     cls.check_pairs(pairs, data, path, task)
     return pairs
+
+
+def _report(raw: Any, path: Path, pairs: list[PairSpec]) -> tuple[str, tuple[str, ...]]:
+    """The ``[report]`` table: ``rank_by`` (one of :data:`RANK_BY`) and ``controls`` (labels of configured pairs)."""
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "report", f"must be a table, not {_toml_type(raw)}")
+    _unknown(raw, _REPORT_KEYS, path, "report.")
+    rank_by = _get(raw, "rank_by", str, path, where="report.rank_by") or "auto"
+    if rank_by not in RANK_BY:
+        raise ConfigError(path, "report.rank_by", f"must be one of {', '.join(RANK_BY)}, not {rank_by!r}")
+    controls = _get(raw, "controls", list, path, where="report.controls") or []
+    labels = [p.label for p in pairs]
+    for i, label in enumerate(controls):
+        where = f"report.controls[{i}]"
+        if not isinstance(label, str):
+            raise ConfigError(path, where, f"must be a pair's label (a string), not {_toml_type(label)}")
+        if label not in labels:
+            raise ConfigError(path, where, f"{label!r} is not a pair of this campaign (its pairs: "
+                              f"{', '.join(labels)})")
+        if controls.index(label) != i:
+            raise ConfigError(path, where, f"{label!r} is listed twice")
+    return rank_by, tuple(controls)
 
 
 def _limits(raw: Any, path: Path) -> Limits:

@@ -34,7 +34,7 @@ def test_an_interrupted_store_counts_what_is_missing_per_pair(tmp_path):
     ranked = camp.ranked
     assert sorted(ranked["instance"].unique()) == ["i1", "i2", "i3"]
     head = headline(ranked, completeness=c)
-    assert head.startswith(c.sentence() + f" {A} wins: 3/3 solved")
+    assert head.startswith(c.sentence() + f" Ranked by CPU time. {A} wins: 3/3 solved")
 
 
 def test_runs_outside_the_plan_are_left_out(tmp_path):
@@ -82,6 +82,6 @@ def test_mixed_ties_give_each_pair_its_own_reason(tmp_path):
     runs = [run(f"i{k}", A, "sat", 0.5) for k in range(8)] + [run(f"i{k}", B, "sat", 0.505) for k in range(8)]
     runs += [run(f"i{k}", "mip/cell", "sat", 0.25 if k % 2 else 1.0) for k in range(8)]
     text = headline(load_campaign(make_store(tmp_path / "r", runs)).ranked)
-    assert text.startswith(f"No single winner: {A}, {B} and mip/cell tie (8/8 solved each; ")
+    assert text.startswith(f"Ranked by CPU time. No single winner: {A}, {B} and mip/cell tie (8/8 solved each; ")
     assert f"{B} 0.505 s against 0.5 s, less than 10 ms apart: within the timer's resolution" in text
     assert "mip/cell 1.16× the time, 95% CI" in text and "an interval that holds 1" in text

@@ -146,8 +146,9 @@ def test_shift_changes_the_sgm(golden):
 
 def test_virtual_best_golden(golden):
     vbs = metrics.virtual_best(golden)
-    assert list(vbs.columns) == ["instance", "best_pair", "best_s", "solved_by"]
+    assert list(vbs.columns) == ["instance", "measure", "best_pair", "best_s", "solved_by"]
     assert list(vbs["instance"]) == ["a", "b", "c"]
+    assert list(vbs["measure"]) == ["cpu"] * 3  # one-core pairs: ranked by CPU time
     assert list(vbs["best_pair"]) == [SC, SC, CP]
     assert list(vbs["best_s"]) == pytest.approx([1.0, 2.0, 7.0])
     assert list(vbs["solved_by"]) == [2, 2, 1]
@@ -221,7 +222,7 @@ def test_all_tables_keys_and_consistency(golden):
     tables = metrics.all_tables(golden, 1.0)
     assert tuple(tables) == metrics.TABLES == ("pairs", "virtual_best", "pivot_sgm", "pivot_solved",
                                                "best_formulation_per_backend", "best_backend_per_formulation",
-                                               "repetitions")
+                                               "repetitions", "controls")
     pd.testing.assert_frame_equal(tables["pairs"], metrics.pair_table(golden, 1.0))
     pd.testing.assert_frame_equal(tables["virtual_best"], metrics.virtual_best(golden))
     pd.testing.assert_frame_equal(tables["pivot_sgm"], metrics.pivot_sgm(golden, 1.0))
@@ -236,7 +237,7 @@ def test_headline_golden(golden):
     # sgm: sat/cell 66**(1/3) - 1 = 3.04; sat/placement 4.48 (1.47x); cpsat/placement 8.89 (2.92x).
     # On 3 instances the paired interval of sat/placement's ratio reaches 1 (a resample of c
     # alone: 10 / 10 = 1; of a alone: 2 / 1 = 2): a tie within noise, not a winner.
-    assert text.startswith("No single winner: sat/cell and sat/placement tie (2/3 solved each; sat/placement "
+    assert text.startswith("Ranked by CPU time. No single winner: sat/cell and sat/placement tie (2/3 solved each; sat/placement "
                            "1.47× the time, 95% CI 1.00–2.00, an interval that holds 1); the smallest shifted "
                            "geometric mean 3.04 s is sat/cell's; ")
     assert "next cpsat/placement is 2.9× slower (95% CI 0.70–10; 1/3 solved)." in text
@@ -247,7 +248,7 @@ def test_headline_golden(golden):
 def test_headline_without_wrong_runs(tmp_path):
     runs = [run("a", SC, "sat", 0.41), run("a", SP, "sat", 1.0)]
     text = headline(data.load(make_store(tmp_path / "h", runs)))
-    assert text.startswith("sat/cell wins: 1/1 solved, shifted geometric mean 0.41 s; ")  # 1 instance: no CI
+    assert text.startswith("Ranked by CPU time. sat/cell wins: 1/1 solved, shifted geometric mean 0.41 s; ")  # 1 instance: no CI
     assert "No run gave a wrong answer." in text
 
 
@@ -258,12 +259,14 @@ def test_headline_names_three_pairs_then_the_last(tmp_path):
     text = headline(data.load(make_store(tmp_path / "many", runs)))
     # p1: sgm 1; p2: 2; ...; p7 solved 1/2: exp((log 8 + log 11) / 2) - 1
     slowest = math.exp((math.log(7.0 + 1) + math.log(10.0 + 1)) / 2) - 1
-    assert text == ("p1/cell wins: 2/2 solved, shifted geometric mean 1 s (95% CI 1–1 s); the runner-up p2/cell "
+    assert text == ("Ranked by CPU time. p1/cell wins: 2/2 solved, shifted geometric mean 1 s (95% CI 1–1 s); the "
+                    "runner-up p2/cell "
                     "is 2.0× slower (95% CI 2.00–2.00), p3/cell 3.0× (95% CI 3.00–3.00), p4/cell 4.0× "
                     f"(95% CI 4.00–4.00), and 3 more, the last p7/cell {slowest:.1f}× (1/2 solved). Intervals: "
                     "bootstrap over the 2 instances; one run per pair and instance, so run-to-run timing noise "
-                    "is not in them. 2 runs gave a wrong answer (1 by p6/cell, 1 by p7/cell): check them before "
-                    "trusting these numbers.")
+                    "is not in them. The machine's run-to-run noise was not measured (no A/A controls: [report] "
+                    "controls in the config runs a pair twice, interleaved). 2 runs gave a wrong answer (1 by "
+                    "p6/cell, 1 by p7/cell): check them before trusting these numbers.")
 
 
 def test_unsolved_runs_count_at_the_limit(tmp_path):
@@ -337,7 +340,7 @@ def test_empty_store_gives_empty_tables(tmp_path):
     assert tuple(tables) == metrics.TABLES
     assert all(t.empty for t in tables.values())
     assert list(tables["pairs"].columns) == metrics.PAIR_COLUMNS
-    assert list(tables["virtual_best"].columns) == ["instance", "best_pair", "best_s", "solved_by"]
+    assert list(tables["virtual_best"].columns) == ["instance", "measure", "best_pair", "best_s", "solved_by"]
     assert list(tables["repetitions"].columns) == metrics.REPETITION_COLUMNS
     assert list(tables["pivot_sgm"].columns) == ["formulation"]
     assert list(tables["best_formulation_per_backend"].columns) == metrics.BEST_FORMULATION_COLUMNS
