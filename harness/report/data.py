@@ -53,6 +53,7 @@ MEASURES = ("cpu", "wall")
 
 
 MEASURE_COLUMN = {"cpu": "cpu_s", "wall": "wall_s"}
+MEASURE_WORDS = {"cpu": "CPU time", "wall": "wall time"}
 
 
 def load(results_dir: str | Path) -> pd.DataFrame:
@@ -226,7 +227,7 @@ def penalized_time(df: pd.DataFrame, k: float) -> pd.Series:
 
 __all__ = [
     "clean",
-    "INSTANCE_KEY", "MEASURES", "MEASURE_COLUMN", "Measures", "RANK_BY", "SOLVED", "STATUSES", "check_rank_by",
+    "INSTANCE_KEY", "MEASURES", "MEASURE_COLUMN", "MEASURE_WORDS", "Measures", "RANK_BY", "SOLVED", "STATUSES", "check_rank_by",
     "configured_rank_by", "control_of", "cores", "instance_key", "is_control", "load", "measure_of", "measured_time",
     "pair_measures", "penalized_time", "ranking_time", "solved_mask", "with_instance_key", "with_measures",
 ]

@@ -17,10 +17,9 @@ from typing import Any
 import pandas as pd
 
 from harness.report import noise
-from harness.report.data import is_control
+from harness.report.data import MEASURE_WORDS, is_control
 from harness.report.metrics import control_table, noise_floors, pair_table
 
-MEASURE_WORDS = {"cpu": "CPU time", "wall": "wall time"}
 GROUP_WORDS = {"cpu": "one-core pairs", "wall": "parallel pairs"}
 
 def _secs(x: float) -> str:

@@ -44,7 +44,7 @@ from harness.report.headline import headline as headline_of
 from harness.report.agreement import find_manifest, load_manifest
 from harness.errors import InputError
 from harness.report.completeness import Completeness, load_campaign
-from harness.report.data import Measures, configured_rank_by, pair_measures, with_measures
+from harness.report.data import MEASURE_WORDS, Measures, configured_rank_by, pair_measures, with_measures
 from harness.report.sections import all_problems, parts_of, prepare, unknown_note
 
 NA = "–"
@@ -105,7 +105,6 @@ FIGURE_CAPTIONS = {
 }
 
 
-MEASURE_WORDS = {"cpu": "CPU time", "wall": "wall time"}
 
 
 def ranking_sentence(measures: Measures) -> str:

@@ -208,3 +208,16 @@ def test_the_report_shows_the_controls(tmp_path):
     assert (out / "controls.csv").read_text().splitlines()[0].startswith("control,pair,measure,instances")
     pairs_csv = (out / "pairs.csv").read_text()
     assert "~aa" not in pairs_csv
+
+
+def test_report_command_takes_rank_by(tmp_path, capsys):
+    from harness.cli import main
+
+    runs = [timed(i, A, 1.0, 2.0) for i in INSTANCES] + [timed(i, B, 3.0, 1.0) for i in INSTANCES]
+    store = make_store(tmp_path / "s", runs)
+    assert main(["report", str(store), "--out", str(tmp_path / "w"), "--rank-by", "wall", "--shift", "0"]) == 0
+    assert f"Ranked by wall time. {A} wins" in (tmp_path / "w" / "summary.md").read_text()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(store), "--rank-by", "fast"])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'fast'" in capsys.readouterr().err

@@ -629,3 +629,53 @@ def test_cli_run_missing_config(tmp_path: Path, capsys: pytest.CaptureFixture[st
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("battlebench: error: ") and str(path) in lines[0]
     assert list(tmp_path.iterdir()) == []
+
+
+# -- [report]: what the report ranks by, and A/A controls ------------------------------------------
+
+TWO_FAKES = '[[pairs]]\nbackend = "fake"\n[[pairs]]\nbackend = "fake"\nformulation = "cell"\n'
+
+
+def test_report_table_rank_by_and_controls(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, conf('[report]\nrank_by = "wall"\ncontrols = ["fake/cell"]\n', TWO_FAKES)))
+    assert cfg.rank_by == "wall" and cfg.controls == ("fake/cell",)
+    # the control runs right after the pair it copies, as its own pair
+    assert [p.label for p in cfg.pairs] == ["fake/placement", "fake/cell", "fake/cell~aa"]
+    assert cfg.pairs[2].control and not cfg.pairs[1].control
+    plain = load_config(write(tmp_path / "plain", conf("", TWO_FAKES)))
+    assert plain.rank_by == "auto" and plain.controls == () and len(plain.pairs) == 2
+    assert plain.hash != cfg.hash  # the control's runs decide results
+    only_rank = load_config(write(tmp_path / "rank", conf('[report]\nrank_by = "wall"\n', TWO_FAKES)))
+    assert only_rank.hash == plain.hash  # how the report ranks does not
+
+
+@pytest.mark.parametrize("table, key, problem", [
+    ('rank_by = "fast"', "report.rank_by", "must be one of auto, cpu, wall, not 'fast'"),
+    ("rank_by = 1", "report.rank_by", "must be a string"),
+    ('controls = ["sat/cell"]', "report.controls[0]", "'sat/cell' is not a pair of this campaign (its pairs: "
+                                                      "fake/placement, fake/cell)"),
+    ('controls = ["fake/cell", "fake/cell"]', "report.controls[1]", "'fake/cell' is listed twice"),
+    ("controls = [1]", "report.controls[0]", "must be a pair's label (a string), not an integer"),
+    ('controls = "fake/cell"', "report.controls", "must be a list"),
+    ("speed = 1", "report.speed", ""),
+])
+def test_bad_report_tables_are_one_line_errors(tmp_path: Path, table: str, key: str, problem: str) -> None:
+    msg = fails(write(tmp_path, conf(f"[report]\n{table}\n", TWO_FAKES)), key)
+    assert problem in msg
+
+
+def test_a_control_runs_interleaved_each_copy_first_on_every_other_instance(tmp_path: Path) -> None:
+    from harness.runner.campaign import expand
+
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.toml").write_text("")
+    text = ('name = "t"\ninstances = ["a.toml", "b.toml", "c.toml"]\n[report]\ncontrols = ["fake/placement"]\n'
+            + TWO_FAKES)
+    specs = expand(load_config(write(tmp_path, text)))
+    order = [(s.instance_name, s.pair.label) for s in specs]
+    assert order == [
+        ("a", "fake/placement"), ("a", "fake/placement~aa"), ("a", "fake/cell"),
+        ("b", "fake/placement~aa"), ("b", "fake/placement"), ("b", "fake/cell"),
+        ("c", "fake/placement"), ("c", "fake/placement~aa"), ("c", "fake/cell"),
+    ]
+    assert len({s.run_id for s in specs}) == len(specs)
