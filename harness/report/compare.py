@@ -79,6 +79,8 @@ NAN = float("nan")
 
 @dataclass(frozen=True)
 class CompareOptions:
+    """What decides slower / faster (``time``, ``ratio``, ``floor_s``) and the shift of the pairs' means."""
+
     time: str = "cpu"
     ratio: float = RATIO
     floor_s: float = FLOOR_S
@@ -138,8 +140,11 @@ def compare_runs(old_df: pd.DataFrame, new_df: pd.DataFrame, opts: CompareOption
               + improvements(old_df, new_df, ratio=opts.ratio, floor_s=opts.floor_s, time=opts.time)):
         if r.kind != "missing":
             found.setdefault((r.where, r.pair, r.task, r.seed), r)  # a regression before an improvement
+    def order(k: Key) -> tuple:
+        return k[1], (wall[1].get(k) or wall[0][k]).instance, k[0], k[2], -1 if k[3] is None else k[3]
+
     rows = []
-    for key in sorted(set(wall[0]) | set(wall[1]), key=lambda k: (k[1], k[0], k[2], -1 if k[3] is None else k[3])):
+    for key in sorted(set(wall[0]) | set(wall[1]), key=order):
         where, pair, task, seed = key
         ow, nw = wall[0].get(key), wall[1].get(key)
         o, n = judged[0].get(key), judged[1].get(key)

@@ -67,6 +67,7 @@ def test_every_match_is_classified_as_planted(c):
     rows = c.rows
     assert list(rows.columns) == ROW_COLUMNS
     assert dict(zip(zip(rows["pair"], rows["instance"]), rows["change"])) == EXPECTED
+    assert list(zip(rows["pair"], rows["instance"])) == sorted(EXPECTED)  # by pair, then instance name
     assert set(rows["change"]) == set(CHANGES)  # every class is met once at least
 
 
