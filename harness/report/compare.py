@@ -248,9 +248,9 @@ def headline(c: Comparison) -> str:
 
 
 def _interval(v: Any, lo: Any, hi: Any) -> str | None:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if pd.isna(v):
         return None
-    if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in (lo, hi)):
+    if pd.isna(lo) or pd.isna(hi):
         return format_number(v)
     return f"{format_number(v)} [{format_number(lo)}–{format_number(hi)}]"
 
@@ -272,6 +272,17 @@ def _by_change(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(_order=order).sort_values(["_order", "pair", "instance"], kind="mergesort")[_SHOWN_ROWS]
 
 
+def _changes(c: Comparison) -> tuple[pd.DataFrame, str]:
+    """The matches that changed, but for those of pairs that appeared or disappeared whole (the pairs table says
+    so), and a sentence on those left out ("" if none)."""
+    whole = set(c.pairs.loc[c.pairs["pair_change"] != "in both", "pair"])
+    changed = c.rows[c.rows["change"] != "same"]
+    left = changed["pair"].isin(whole)
+    note = (f"The {int(left.sum())} matches of the pairs that appeared or disappeared are not listed here "
+            "(every match is in compare.csv)." if left.any() else "")
+    return changed[~left], note
+
+
 def _about(c: Comparison) -> str:
     o = c.options
     return (f"{c.new} (new) against {c.old} (baseline). Per instance × pair: the statuses, the median CPU and wall "
@@ -283,15 +294,15 @@ def _about(c: Comparison) -> str:
 
 def markdown(c: Comparison) -> str:
     """The comparison as GitHub Markdown: what was compared, the headline, the pairs, every match that changed."""
-    changed = c.rows[c.rows["change"] != "same"]
+    changed, left_out = _changes(c)
     lines = [f"# battlebench compare: {c.new} against {c.old}", "", _about(c), "", f"**{headline(c)}**", "",
              "## Pairs", ""]
     lines.append(markdown_table(_shown_pairs(c.pairs)) if not c.pairs.empty else "_No pairs._")
     lines += ["", "## Changes", ""]
     lines.append(markdown_table(_by_change(changed)) if not changed.empty else "_No changes._")
     same = int((c.rows["change"] == "same").sum())
-    if same:
-        lines += ["", f"{same} matches are the same (`compare.csv` has every match)."]
+    for text in (left_out, f"{same} matches are the same (every match is in compare.csv)." if same else ""):
+        lines += ["", text] if text else []
     return "\n".join(lines) + "\n"
 
 
@@ -299,7 +310,7 @@ def html_page(c: Comparison) -> str:
     """The comparison as one self-contained HTML page in the report's style: the pairs, then every match."""
     esc = html.escape
     title = f"battlebench compare: {c.new} against {c.old}"
-    changed = c.rows[c.rows["change"] != "same"]
+    changed, left_out = _changes(c)
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -308,6 +319,7 @@ def html_page(c: Comparison) -> str:
         f'<p class="headline" id="headline">{esc(headline(c))}</p>',
         '<h2 id="pairs">Pairs</h2>', html_table(_shown_pairs(c.pairs)),
         f'<h2 id="changes">Changes ({len(changed)})</h2>', html_table(_by_change(changed)),
+        *([f'<p class="sub">{esc(left_out.replace("compare.csv", "the table below"))}</p>'] if left_out else []),
         f'<h2 id="matches">Every match ({len(c.rows)})</h2>', html_table(_by_change(c.rows)),
         '<h2 id="files">Files</h2><p class="sub">Next to this page: '
         + ", ".join(f'<a href="{f}">{f}</a>' for f in FILES[1:]) + " (compare.csv unrounded).</p>",
