@@ -116,8 +116,10 @@ def test_every_battlebench_command_parses_and_names_files_that_exist():
         if args.command == "play":
             for board in (args.optimal, args.board):
                 assert board is None or _exists(board), where
-        if args.command in ("check", "report", "export"):
-            for store in (args.results, getattr(args, "baseline", None)):
+        if args.command in ("check", "report", "export", "compare"):
+            stores = (args.new, args.old) if args.command == "compare" else (args.results,
+                                                                              getattr(args, "baseline", None))
+            for store in stores:
                 if store and store.startswith("reports/"):
                     assert _exists(store, folder=True), where
     assert seen >= 100
@@ -276,8 +278,9 @@ def test_the_first_campaign_tutorial_runs_as_printed(tmp_path):
 
 @pytest.mark.slow
 def test_the_ci_gate_tutorial_runs_as_printed(tmp_path):
-    """The campaign (about a minute), the check against the committed baseline, the slowed copy that fails it."""
-    assert _run_page(tmp_path, "docs/tutorials/ci-gate.md", skip=NOT_HERE) == 5
+    """The campaign (about a minute), the check against the committed baseline, the slowed copy that fails it and
+    its comparison."""
+    assert _run_page(tmp_path, "docs/tutorials/ci-gate.md", skip=NOT_HERE) == 6
 
 
 @pytest.mark.slow

@@ -1,8 +1,8 @@
 """The ``battlebench`` command line: one module per command, one parser style (:mod:`harness.cli.common`).
 
 Commands: ``solve``, ``count`` and ``play`` (single-shot: each run through the same
-isolated-worker path as campaigns), ``run`` (a campaign), ``report``, ``check`` and
-``export`` (stored results), ``generate``, ``convert`` and ``write`` (instances), ``backends`` and
+isolated-worker path as campaigns), ``run`` (a campaign), ``report``, ``check``,
+``compare`` and ``export`` (stored results), ``generate``, ``convert`` and ``write`` (instances), ``backends`` and
 ``conform`` (plugins).  ``battlebench COMMAND --help`` gives each one's options with their
 defaults, examples and exit codes.
 """
@@ -19,8 +19,8 @@ from harness import __version__
 from harness.cli.common import Formatter, Parser, error
 from harness.errors import InputError
 
-COMMANDS = ("solve", "count", "play", "run", "report", "check", "export", "generate", "convert", "write",
-            "backends", "conform")
+COMMANDS = ("solve", "count", "play", "run", "report", "check", "compare", "export", "generate", "convert",
+            "write", "backends", "conform")
 """The commands, in the order ``battlebench --help`` lists them; each is the module ``harness.cli.NAME``."""
 
 

@@ -28,6 +28,10 @@ Regressions (:func:`compare`):
 
 Improvements (:func:`improvements`, for information): ``solved`` (undecided or wrong
 -> decided) and ``speedup`` (the slowdown rule with old and new swapped).
+
+``battlebench compare`` (:mod:`harness.report.compare`) lays every match of two campaigns
+side by side with these same rules and pieces (:func:`runs`, :func:`judged_times`,
+:func:`slower`).
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ class Regression:
     message: str
     task: str = ""
     seed: int | None = None
+    where: str = ""  # the instance's content hash (else its path): what matched it
 
 
 @dataclass
@@ -177,9 +182,9 @@ def _seconds(value: float | None) -> str:
 
 
 def _make(kind: str, key: _Key, group: _Group, old: Any, new: Any, ratio: float | None, text: str) -> Regression:
-    _, pair, task, seed = key
+    where, pair, task, seed = key
     message = f"{group.instance} {pair}{_where(task, seed)}: {text}"
-    return Regression(kind, group.instance, pair, old, new, ratio, message, task, seed)
+    return Regression(kind, group.instance, pair, old, new, ratio, message, task, seed, where)
 
 
 def _slower(a: list[float], b: list[float], ratio: float, floor_s: float) -> tuple[bool, str]:
@@ -327,5 +332,34 @@ def render_regressions(regs: list[Regression]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# -- the pieces `battlebench compare` (harness.report.compare) reads every match with ---------------------
+
+Runs = _Group
+"""The repetitions of one match in one campaign: ``instance``, ``statuses``, ``walls`` (the times of the basis
+asked for), ``on_wall`` (cpu asked for, some run has none), ``status`` (their one status), ``describe()``."""
+Key = _Key
+"""A match: (instance content hash, else its path; pair; task; seed)."""
+
+
+def runs(df: pd.DataFrame, time: str = "wall") -> dict[Key, Runs]:
+    """Every match of ``df`` and its repetitions, times on ``time`` (``cpu``: wall where a run lacks ``cpu_s``)."""
+    return _groups(df, time)
+
+
+def judged_times(time: str, old: Runs, new: Runs, old_wall: Runs,
+                 new_wall: Runs) -> tuple[list[float], list[float], str]:
+    """The old and new times a slowdown of one match is judged on, and their basis (``cpu``, ``wall``, or
+    ``wall: no cpu_s stored``): cpu when both sides have it, else wall for both."""
+    a, b = _pick(time, old, new, old_wall, new_wall)
+    return a, b, _basis(time, old, new)
+
+
+def slower(a: list[float], b: list[float], ratio: float, floor_s: float) -> tuple[bool, str]:
+    """The slowdown rule (the module docstring): are the times ``b`` more than ``ratio`` × the times ``a``?
+    (verdict, how it was judged: the Mann-Whitney p-value, or medians)."""
+    return _slower(a, b, ratio, floor_s)
+
+
 __all__ = ["ALPHA", "MIN_REPS", "Regression", "REGRESSION_KINDS", "IMPROVEMENT_KINDS", "TIMES", "compare",
-           "improvements", "matches", "render_regressions", "timed", "wall_fallbacks"]
+           "improvements", "judged_times", "Key", "matches", "render_regressions", "Runs", "runs", "slower", "timed",
+           "wall_fallbacks"]

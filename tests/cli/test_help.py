@@ -58,6 +58,6 @@ def test_single_shot_commands_share_the_limit_options(name):
 
 
 def test_output_places_are_named_out():
-    for name in ("run", "report", "export", "generate"):
+    for name in ("run", "report", "compare", "export", "generate"):
         options = {s for a in SUB[name]._actions for s in a.option_strings}
         assert "--out" in options, name

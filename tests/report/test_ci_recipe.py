@@ -58,3 +58,19 @@ def test_a_check_that_could_time_nothing_fails_and_says_so(ci_run):
     assert smoke.returncode == 1
     assert "no match has a cpu time at or above the floor of 0.5 s: no slowdown could be judged" in smoke.stdout
     assert "no time compared with the baseline" in smoke.stdout
+
+
+def test_compare_shows_the_slowed_backend_match_by_match(ci_run, tmp_path):
+    """The tutorial's `battlebench compare` of the slowed copy: cpsat's 3 matches slower, sat's the same; exit 0."""
+    import pandas as pd
+
+    slowed = tmp_path / "slowed"
+    shutil.copytree(ci_run, slowed)
+    with sqlite3.connect(slowed / "results.sqlite") as db:
+        db.execute("update runs set cpu_s = cpu_s * 5, wall_s = wall_s * 5 where pair = 'cpsat/placement'")
+    compared = _bb("compare", slowed, *RECIPE[1:], "--out", tmp_path / "cmp")
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+    rows = pd.read_csv(tmp_path / "cmp" / "compare.csv")
+    changes = dict(zip(zip(rows["pair"], rows["instance"]), rows["change"]))
+    assert sorted(changes.values()) == ["same"] * 3 + ["slower"] * 3, changes
+    assert all(c == "slower" for (pair, _), c in changes.items() if pair == "cpsat/placement")
