@@ -166,6 +166,13 @@ def test_count_in_a_worker_and_in_process_agree(pool):
     assert here.times["wall_s"] > 0 and here.times["cpu_s"] is None
 
 
+def test_count_with_marginals_gives_them_in_the_same_run(pool):
+    res = api.count(T4X4, marginals=True, time_limit_s=120, pool=pool)
+    assert res.count == res.marginals.total == 264
+    assert sum(res.marginals.occupied.values()) == 264 * (3 + 2)  # every deployment covers its 5 ship cells
+    assert res.times["marginals_s"] is not None
+
+
 def test_a_puzzle_is_counted_as_its_deployment_and_by_boards_it_agrees_with_solve(pool):
     boards = api.count(api.read_instance(TINY), "brute", by="boards", isolated=False)
     assert (boards.by, boards.count, boards.complete) == ("boards", 2, True)  # solve --count 0 finds 2
