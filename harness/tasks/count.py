@@ -286,6 +286,20 @@ def judge_count(request: CountRequest, kind: str, outcome: CountOutcome | None, 
                        outcome.marginals_error if outcome is not None else "")
 
 
+def count_in_process(dep: Any, counter: str, by: str = "deployments", options: dict[str, Any] | None = None,
+                     time_limit_s: float | None = None, marginals: bool = False) -> CountResult:
+    """One count in this process (it imports the counter), judged as a worker's is; ``time_limit_s`` is the
+    counter's own deadline (nothing stops it from outside), ``wall_s`` the seconds it took here."""
+    configured = tuple(sorted((options or {}).items()))
+    request = CountRequest(dep, counter, by, time_limit_s, None, marginals, options=configured)
+    t0 = time.perf_counter()
+    outcome = request.execute()
+    result = judge_count(request, "ok", outcome, wall_s=time.perf_counter() - t0, cpu_s=None)
+    if outcome.marginals_s is not None:
+        result.times["marginals_s"] = outcome.marginals_s
+    return result
+
+
 def recount_stored(frame: Any, results: Path) -> Any:
     """Every stored count judged again: its exact decimal (``detail.count``) against the ``count`` column, its
     verdict and status (``verdict_of``, ``classify_count``) against the instance file's known count (read again
@@ -469,4 +483,4 @@ COUNTS_NOTE = ("The exact count of each instance where its counters agree (`disa
 
 
 __all__ = ["CountOutcome", "CountRequest", "CountResult", "CountSection", "CountTask", "accepting",
-           "classify_count", "execute_count", "expected_count", "judge_count", "verdict_of", "versions_of"]
+           "classify_count", "count_in_process", "execute_count", "expected_count", "judge_count", "verdict_of", "versions_of"]

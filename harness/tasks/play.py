@@ -214,6 +214,16 @@ def judge_play(request: PlayRequest, kind: str, outcome: PlayOutcome | None, err
                       outcome.play_s, outcome.versions, list(outcome.sequence), list(outcome.heats), hidden)
 
 
+def play_in_process(request: PlayRequest) -> PlayResult:
+    """One game in this process (it imports the strategy), judged as a worker's is; no limit stops it (a strategy
+    has no deadline of its own), ``wall_s`` is the seconds it took here."""
+    t0 = time.perf_counter()
+    outcome = execute_play(request)
+    result = judge_play(request, "ok", outcome)
+    result.times = {"wall_s": time.perf_counter() - t0, "cpu_s": None, "warmup_s": None}
+    return result
+
+
 def _sequence(text: Any) -> list[list[int]]:
     """``"r,c,h;r,c,h"`` (a game's stored shots) as ``[[r, c, h], ...]``; ValueError if it is not that."""
     if not text:
@@ -276,24 +286,31 @@ def replay_stored(frame: Any, results: Path) -> Any:
 def load_board(path: Path, shown: str) -> Subject:
     """A board to play on: a deployment file without hints or clues, whose fleet fits (found here, once, rather
     than in every game); a bad one is kept as its error."""
-    import numpy as np
-
     from harness.counting.format import read_deployment
-    from harness.play.game import unplayable
 
     subject = read_subject(path, read_deployment, shown)
     board = subject.value
     if board is None:
         return subject
+    why = unfit_board(board)
+    if why:
+        return Subject(shown, None, subject.name, subject.digest, f"{shown}: {why}")
+    return subject
+
+
+def unfit_board(board: Any) -> str | None:
+    """Why a deployment instance is no board to play on (hints or clues, a fleet that does not fit), or None."""
+    import numpy as np
+
+    from harness.play.game import unplayable
+
     why = unplayable(board)
     if why is None:
         try:
             sampler_for(board).draw(np.random.default_rng(0))
         except ValueError as exc:
             why = str(exc)
-    if why:
-        return Subject(shown, None, subject.name, subject.digest, f"{shown}: {why}")
-    return subject
+    return why
 
 
 def strategy_pair(entry: dict[str, Any], where: str, path: Path, task: str,
@@ -469,5 +486,5 @@ class PlaySection(ReportSection):
 
 
 __all__ = ["DEFAULT_GAMES", "PlayOutcome", "PlayRequest", "PlayResult", "PlaySection", "PlayTask", "classify_play",
-           "deployment_id", "execute_play", "judge_play", "load_board", "sampler_for", "strategy_pair", "verify_game",
-           "versions_of"]
+           "deployment_id", "execute_play", "judge_play", "load_board", "play_in_process", "sampler_for", "strategy_pair",
+           "unfit_board", "verify_game", "versions_of"]
