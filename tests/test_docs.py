@@ -32,9 +32,9 @@ def _rel(page: Path) -> str:
     return page.relative_to(ROOT).as_posix()
 
 
-PRODUCED = {"sb.dzn", "mine.dzn", "puzzle7"}  # files an earlier command of the pages writes
-COPIED = {"mysolver/": "examples/backend-template/", "mycounter/": "examples/counter-template/",
-          "mystrategy/": "examples/strategy-template/"}  # folders an earlier command of the pages copies
+PRODUCED = {"scratch/sb.dzn", "scratch/mine.dzn", "scratch/puzzle7"}  # files an earlier command of the pages writes
+COPIED = {"scratch/mysolver/": "examples/backend-template/", "scratch/mycounter/": "examples/counter-template/",
+          "scratch/mystrategy/": "examples/strategy-template/"}  # folders an earlier command of the pages copies
 MOVED = (("benchmarks/", "experiments/"), ("reports/", "experiments/"))  # either place will do (being moved)
 
 
@@ -125,6 +125,47 @@ def test_every_battlebench_command_parses_and_names_files_that_exist():
     assert seen >= 100
 
 
+WRITABLE = ("scratch/", "results/", "/tmp")  # what a reader's commands may write: ignored by git, or outside the clone
+REGENERATED = ("reports/", "experiments/")  # committed results, written again by the commands that made them
+
+
+def _written(line: str) -> list[str]:
+    """The files and folders a command line of the pages writes (the stores' own files aside)."""
+    argv = shlex.split(line)
+    if argv[:2] == ["cp", "-r"]:
+        return [argv[-1]]
+    out = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--out", "--output", "-O")]
+    args = _battlebench(line)
+    if args is not None:
+        args = build_parser().parse_args(args)
+        if args.command == "convert" and args.dst != "-":
+            out.append(args.dst)
+        if args.command == "count" and args.marginals:
+            out.append(args.png_dir)
+        if args.command == "play" and args.strip:
+            out.append(args.strip)
+    return out
+
+
+def test_what_the_pages_write_lands_where_git_ignores_it():
+    """The tour and the tutorials leave the clone's root as it was: every file a command writes (and every file a
+    page asks to save) goes to scratch/, results/ or /tmp, both of the clone's folders ignored by git, or remakes a
+    committed report."""
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    assert "/scratch/" in ignored and "/results/" in ignored
+    written = [(page, line, path) for page, line in _all_commands() for path in _written(line)]
+    written += [("a titled block", name, name) for name in TITLED]
+    assert any(path.startswith("scratch/") for _, _, path in written)
+    for page, line, path in written:
+        assert path.startswith(WRITABLE + REGENERATED), (page, line, path)
+    for page in PAGES:  # the tour and the tutorials make the folder before a command that needs it there
+        text = "\n".join(_commands("\n".join(_sh_blocks(TEXT[page]))))
+        first = re.search(r"(convert|cp -r) \S+ scratch/", text)
+        if first:
+            assert "mkdir -p scratch" in text[:first.start()] or re.search(r"--out scratch/", text[:first.start()]), \
+                _rel(page)
+
+
 def test_links_to_files_outside_docs_exist():
     """Relative links into the repository (reports, instances, source) resolve from the page, as on GitHub."""
     for page in PAGES:
@@ -192,9 +233,9 @@ def test_the_tutorial_config_is_valid(tmp_path):
 
     from harness.runner.config import parse_config
 
-    (tmp_path / "my-puzzles").mkdir()
-    (tmp_path / "my-puzzles" / "a.toml").write_text((ROOT / "instances/smoke/tiny_4x4.toml").read_text())
-    config = parse_config(tomllib.loads(TITLED["my-campaign.toml"]), tmp_path / "my-campaign.toml",
+    (tmp_path / "scratch" / "my-puzzles").mkdir(parents=True)
+    (tmp_path / "scratch" / "my-puzzles" / "a.toml").write_text((ROOT / "instances/smoke/tiny_4x4.toml").read_text())
+    config = parse_config(tomllib.loads(TITLED["scratch/my-campaign.toml"]), tmp_path / "scratch" / "my-campaign.toml",
                           require_instances=True)
     assert [p.label for p in config.pairs] == ["cpsat/placement", "sat/cell", "mip/placement"]
 
@@ -242,6 +283,7 @@ def _checkout(tmp_path: Path) -> Path:
     for name in ("instances", "configs", "examples", "reports"):
         (tmp_path / name).symlink_to(ROOT / name)
     for name, body in TITLED.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(body)
     return tmp_path
 
@@ -272,8 +314,8 @@ NOT_HERE = ("pip install", "python3 -m venv", ".venv/bin/")  # installs, and CI'
 @pytest.mark.slow
 def test_the_first_campaign_tutorial_runs_as_printed(tmp_path):
     assert _run_page(tmp_path, "docs/tutorials/first-campaign.md") == 7
-    assert (tmp_path / "results" / "my-campaign" / "report" / "index.html").is_file()
-    assert (tmp_path / "results" / "my-campaign" / "results.csv").is_file()
+    assert (tmp_path / "scratch" / "results" / "my-campaign" / "report" / "index.html").is_file()
+    assert (tmp_path / "scratch" / "results" / "my-campaign" / "results.csv").is_file()
 
 
 @pytest.mark.slow
