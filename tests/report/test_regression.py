@@ -162,5 +162,6 @@ def test_order_and_table(tmp_path):
     assert [(r.kind, r.instance) for r in regs] == [("status", "a"), ("slowdown", "b"), ("missing", "c")]
     assert all(isinstance(r, Regression) for r in regs)
     lines = render_regressions(regs).splitlines()
-    assert lines[0].split() == ["kind", "instance", "pair", "task", "old", "new", "ratio"]
+    assert lines[0].split() == ["kind", "instance", "pair", "task", "old", "new", "ratio", "threshold"]
     assert len(lines) == 2 + len(regs)
+    assert lines[3].endswith("ratio 2 (every pair)") and lines[2].endswith(" -")  # the slowdown's; a status has none
