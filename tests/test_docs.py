@@ -277,7 +277,7 @@ def test_the_first_campaign_tutorial_runs_as_printed(tmp_path):
 @pytest.mark.slow
 def test_the_ci_gate_tutorial_runs_as_printed(tmp_path):
     """The campaign (about a minute), the check against the committed baseline, the slowed copy that fails it."""
-    assert _run_page(tmp_path, "docs/tutorials/ci-gate.md", skip=NOT_HERE) == 5
+    assert _run_page(tmp_path, "docs/tutorials/ci-gate.md", skip=NOT_HERE) == 6
 
 
 @pytest.mark.slow
