@@ -4,7 +4,8 @@ Every function takes the typed run frame (:meth:`harness.store.ResultsStore.data
 and returns a :class:`matplotlib.figure.Figure` drawn with the Agg canvas: no pyplot,
 no global state, safe in threads and on machines without a display.  Each is written as
 PNG (inlined in the report's page) and as SVG and PDF (:data:`FORMATS`, :func:`figure_bytes`),
-the same bytes for the same figure.
+the same bytes for the same figure (the SVG's salt is matplotlib's one global setting used,
+set only while a figure is saved).
 
 One point per (pair, instance), a *cell* of :func:`harness.report.metrics.instance_times`:
 its time is the median over the cell's runs (repetitions, seeds) of the ranking time
