@@ -7,7 +7,8 @@ the boards unless given: as in the runner, a count-2 run that stopped at 2 board
 neither exhausted nor complete);
 ``make_store(directory, runs)`` writes them into a real ``ResultsStore`` with a plan of
 exactly those runs (a complete campaign); ``plan=`` gives another plan (more runs than
-stored: an interrupted campaign) or ``None`` (no plan recorded, as in old stores).
+stored: an interrupted campaign) or ``None`` (no plan recorded, as in old stores);
+``config_text=`` the config the store records (``check`` reads its ``[check]`` table).
 """
 
 from __future__ import annotations
@@ -71,10 +72,10 @@ def plan_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def make_store(directory: Path, runs: list[dict[str, Any]], *, campaign: str = "hand",
-               config_hash: str = "hand0001", plan: Any = _RUNS) -> Path:
+               config_hash: str = "hand0001", plan: Any = _RUNS, config_text: str = "# hand-built\n") -> Path:
     planned = plan_rows(runs) if plan is _RUNS else (None if plan is None else plan_rows(plan))
     with ResultsStore(directory) as store:
-        store.begin(campaign, config_hash, "# hand-built\n", plan=planned)
+        store.begin(campaign, config_hash, config_text, plan=planned)
         for rec in runs:
             rec = {**rec, "campaign": campaign, "config_hash": config_hash}
             assert store.add(rec), rec["run_id"]

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from harness.cli.common import BAD_INPUT, command
-from harness.errors import UsageError
+from harness.core.thresholds import floor_option, ratio_option
 
 NAME = "check"
 
@@ -16,16 +16,23 @@ def add_parser(sub: Any) -> None:
     ck = command(sub, NAME, "agreement (and regression) checks over stored results; exit 1 on a problem",
                  "Judge a results store as a CI gate: every planned run stored, none in error, every board "
                  "verified again, all pairs agree (boards, statuses, exact counts, replayed games, the manifest), "
-                 "and with --baseline no slowdown beyond --ratio.",
+                 "and with --baseline no slowdown beyond --ratio. --ratio and --floor take PAIR=VALUE too, for "
+                 "the pairs PAIR matches (a label or a pattern: * any text, ? one character), over the config's "
+                 "[check] table; a pair's own value beats the one for every pair.",
                  ["battlebench check results/smoke",
-                  "battlebench check results/smoke --baseline reports/smoke-baseline --ratio 2"],
+                  "battlebench check results/smoke --baseline reports/smoke-baseline --ratio 2",
+                  "battlebench check results/smoke --baseline reports/smoke-baseline --ratio 2 "
+                  "--ratio sat/cell=3 --ratio 'mip/*=4' --floor 'mip/*=0.5'"],
                  {0: "the check passed", 1: "the check failed: each reason on its own lines",
                   2: BAD_INPUT + " (no store, a damaged one)"})
     ck.add_argument("results", metavar="RESULTS", help="results directory (holds results.sqlite)")
     ck.add_argument("--baseline", default=None, metavar="OLD", help="an older results directory to compare with")
-    ck.add_argument("--ratio", type=float, default=2.0, help="slowdown ratio counted as a regression")
-    ck.add_argument("--floor", type=float, default=0.1, metavar="S",
-                    help="noise floor: runs under S seconds in both campaigns are never slowdowns")
+    ck.add_argument("--ratio", type=ratio_option, action="append", default=[], metavar="[PAIR=]R",
+                    help="slowdown ratio counted as a regression, > 1: R for every pair, PAIR=R for the pairs "
+                         "PAIR matches (repeatable; default: the config's [check] ratio, else 2)")
+    ck.add_argument("--floor", type=floor_option, action="append", default=[], metavar="[PAIR=]S",
+                    help="noise floor: runs under S seconds in both campaigns are never slowdowns; PAIR=S for "
+                         "the pairs PAIR matches (repeatable; default: the config's [check] floor_s, else 0.1)")
     ck.add_argument("--manifest", default=None, metavar="FILE",
                     help="instance manifest with expected statuses/counts (default: the nearest "
                          "instances/MANIFEST.toml)")
@@ -39,11 +46,14 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from harness.report.gate import CheckOptions, run_check
 
-    if args.ratio <= 1:
-        raise UsageError("--ratio must be > 1")
-    if args.floor < 0:
-        raise UsageError("--floor must be >= 0")
-    opts = CheckOptions(baseline=args.baseline, ratio=args.ratio, floor_s=args.floor, time=args.time,
+    def every(given: list[tuple[str | None, float]]) -> float | None:
+        return next((v for p, v in reversed(given) if p is None), None)  # given twice: the last
+
+    def per_pair(given: list[tuple[str | None, float]]) -> tuple[tuple[str, float], ...]:
+        return tuple((p, v) for p, v in given if p is not None)
+
+    opts = CheckOptions(baseline=args.baseline, ratio=every(args.ratio), floor_s=every(args.floor),
+                        ratio_by_pair=per_pair(args.ratio), floor_by_pair=per_pair(args.floor), time=args.time,
                         manifest=args.manifest, allow_incomplete=args.allow_incomplete,
                         allow_errors=args.allow_errors)
     return run_check(args.results, opts, sys.stdout)

@@ -13,7 +13,8 @@ A check *fails* (exit 1) when any of these holds, each reported on its own lines
   task's :func:`harness.report.reverify.reverify`; runs whose file is gone are counted,
   not judged);
 * with a baseline: a regression (:func:`harness.report.regression.compare`, on CPU
-  time unless ``time="wall"``).
+  time unless ``time="wall"``), each pair judged by its own ratio and floor when the
+  options or the campaign config's ``[check]`` table give one (:mod:`harness.core.thresholds`).
 
 A store that cannot be read (missing, damaged) is not a failed check but bad input: the
 caller gets the :class:`~harness.errors.InputError` (exit 2).  Only the runs of the plan
@@ -22,13 +23,16 @@ are checked (:mod:`harness.report.completeness`).
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from harness.core.failures import group_failures, render_failures
+from harness.core.thresholds import Given, Thresholds, from_options, parse_check, unmatched
+from harness.errors import InputError, UsageError
 from harness.report.agreement import find_manifest, load_manifest, render_problems
-from harness.report.completeness import load_campaign
+from harness.report.completeness import Campaign, load_campaign
 from harness.report.regression import compare, improvements, matches, render_regressions, timed, wall_fallbacks
 from harness.report.sections import all_problems, parts_of, unknown_note
 
@@ -37,9 +41,14 @@ PASSED, FAILED = 0, 1
 
 @dataclass(frozen=True)
 class CheckOptions:
+    """What ``check`` is asked: ``ratio`` / ``floor_s`` for every pair (None: the config's, else 2 and 0.1 s),
+    ``ratio_by_pair`` / ``floor_by_pair`` (PAIR or pattern, value) in the order given (:mod:`harness.core.thresholds`)."""
+
     baseline: str | None = None
-    ratio: float = 2.0
-    floor_s: float = 0.1
+    ratio: float | None = None
+    floor_s: float | None = None
+    ratio_by_pair: tuple[tuple[str, float], ...] = ()
+    floor_by_pair: tuple[tuple[str, float], ...] = ()
     time: str = "cpu"
     manifest: str | None = None
     allow_incomplete: bool = False
@@ -52,10 +61,40 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n} {word}s"
 
 
+def stored_check(campaign: Campaign) -> Given:
+    """The thresholds of the ``[check]`` table of the config the store records (none in a store made by hand)."""
+    where = f"{campaign.directory / 'results.sqlite'} (its config)"
+    try:
+        data = tomllib.loads(campaign.meta.get("config_text") or "")
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{where}: not valid TOML: {exc}") from None
+    return parse_check(data.get("check", {}), Path(where))
+
+
+def _every(value: float | None) -> list[tuple[str | None, float]]:
+    return [] if value is None else [(None, value)]
+
+
+def thresholds(opts: CheckOptions, campaign: Campaign, baseline: Campaign | None) -> Thresholds:
+    """The options' thresholds over the stored config's; a per-pair option matching no pair of either campaign
+    is a UsageError."""
+    given = from_options(_every(opts.ratio) + list(opts.ratio_by_pair),
+                         _every(opts.floor_s) + list(opts.floor_by_pair))
+    frames = [campaign.runs] + ([baseline.runs] if baseline is not None else [])
+    pairs = sorted({str(p) for f in frames for p in f["pair"].dropna()})
+    bad = unmatched(given.per_pair(), pairs)
+    if bad is not None:
+        raise UsageError(f"{bad.source}: names no pair of "
+                         f"{' or '.join(str(c.directory) for c in (campaign, baseline) if c is not None)} "
+                         f"(pairs: {', '.join(pairs) or 'none'})")
+    return Thresholds.of(given, stored_check(campaign))
+
+
 def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     """Check the store in ``results``; write the findings to ``out``; return 0 (passed) or 1 (failed)."""
     campaign = load_campaign(results)
     baseline = load_campaign(opts.baseline) if opts.baseline else None  # bad input before any verdict
+    limits = thresholds(opts, campaign, baseline)
     df, c = campaign.runs, campaign.completeness
     failures: list[str] = []
 
@@ -147,16 +186,17 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
             print(f"regression: {matched} of the baseline's {_plural(total, 'instance × pair')} compared"
                   + ("" if baseline.completeness.complete else
                      f"; the baseline is incomplete ({baseline.completeness.sentence() or 'no plan'})"), file=out)
-            n_timed = timed(old, df, floor_s=opts.floor_s, time=opts.time)
+            n_timed = timed(old, df, time=opts.time, thresholds=limits)
+            floor = ("its pair's floor" if limits.per_pair_floors else
+                     f"the floor of {limits.overall[1].value:g} s")
             if n_timed:
-                print(f"regression: {n_timed} of them timed (decided alike, a median at or above the floor of "
-                      f"{opts.floor_s:g} s)", file=out)
+                print(f"regression: {n_timed} of them timed (decided alike, a median at or above {floor})", file=out)
             else:
-                print(f"regression: no match has a {opts.time} time at or above the floor of {opts.floor_s:g} s: "
+                print(f"regression: no match has a {opts.time} time at or above {floor}: "
                       "no slowdown could be judged (lower --floor, or time longer runs)", file=out)
                 failures.append("no time compared with the baseline")
-        regressions = compare(old, df, ratio=opts.ratio, floor_s=opts.floor_s, time=opts.time)
-        better = improvements(old, df, ratio=opts.ratio, floor_s=opts.floor_s, time=opts.time)
+        regressions = compare(old, df, time=opts.time, thresholds=limits)
+        better = improvements(old, df, time=opts.time, thresholds=limits)
         if opts.time == "cpu":
             fallback = wall_fallbacks(old, df)
             if fallback:
@@ -167,8 +207,7 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
             print(f"check: {_plural(len(regressions), 'regression')} against {opts.baseline}", file=out)
             failures.append(_plural(len(regressions), "regression"))
         else:
-            print(f"regression: none against {opts.baseline} ({opts.time} time, ratio {opts.ratio:g}, "
-                  f"floor {opts.floor_s:g} s)", file=out)
+            print(f"regression: none against {opts.baseline} ({opts.time} time, {limits.sentence()})", file=out)
         if better:
             print(f"improvements: {len(better)}", file=out)
             print(render_regressions(better), file=out)
@@ -180,4 +219,4 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     return PASSED
 
 
-__all__ = ["CheckOptions", "FAILED", "PASSED", "run_check"]
+__all__ = ["CheckOptions", "FAILED", "PASSED", "run_check", "stored_check", "thresholds"]

@@ -2,7 +2,10 @@
 
 Every function takes the typed run frame (:meth:`harness.store.ResultsStore.dataframe`)
 and returns a :class:`matplotlib.figure.Figure` drawn with the Agg canvas: no pyplot,
-no global state, safe in threads and on machines without a display.
+no global state, safe in threads and on machines without a display.  Each is written as
+PNG (inlined in the report's page) and as SVG and PDF (:data:`FORMATS`, :func:`figure_bytes`),
+the same bytes for the same figure (the SVG's salt is matplotlib's one global setting used,
+set only while a figure is saved).
 
 One point per (pair, instance), a *cell* of :func:`harness.report.metrics.instance_times`:
 its time is the median over the cell's runs (repetitions, seeds) of the ranking time
@@ -31,7 +34,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
+from matplotlib import colormaps, rc_context
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
@@ -47,6 +50,10 @@ DPI = 110
 _MARKERS = ("o", "s", "^", "D", "v", "P", "*", "<", ">", "h", "p", "d")  # no "x": unsolved
 _UNSOLVED = "x"
 _GREY = "0.45"
+
+FORMATS = ("png", "svg", "pdf")
+"""The files each figure is written as: PNG (inlined in the page), SVG and PDF (vector, for papers)."""
+_METADATA: dict[str, dict[str, Any]] = {"png": {}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}
 
 FIGURES = ("cactus", "profile", "scatter", "size")
 """The keys of :func:`all_figures`, in report order."""
@@ -168,11 +175,19 @@ def all_figures(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: floa
     return {k: makers[k]() for k in FIGURES if k not in skip}
 
 
+def figure_bytes(fig: Figure, fmt: str = "png", dpi: int = DPI) -> bytes:
+    """The figure as a file of one of :data:`FORMATS`; the same figure gives the same bytes (no creation date in
+    SVG and PDF; the SVG's ids from a fixed salt, not a random one: matplotlib takes it from its rcParams only,
+    set for the save's duration)."""
+    buf = io.BytesIO()
+    with rc_context({"svg.hashsalt": "battlebench"}):
+        fig.savefig(buf, format=fmt, dpi=dpi, facecolor="white", metadata=_METADATA[fmt])
+    return buf.getvalue()
+
+
 def png_bytes(fig: Figure, dpi: int = DPI) -> bytes:
     """The figure as PNG bytes."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
-    return buf.getvalue()
+    return figure_bytes(fig, "png", dpi)
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -522,5 +537,5 @@ def time_vs_size(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:
     return fig
 
 
-__all__ = ["FIGURES", "MIN_TIME_S", "TITLES", "all_figures", "cactus", "instance_times", "pair_order",
+__all__ = ["FIGURES", "FORMATS", "MIN_TIME_S", "TITLES", "all_figures", "cactus", "figure_bytes", "instance_times", "pair_order",
            "pair_styles", "performance_profile", "png_bytes", "problems", "scatter_vs_best", "time_vs_size"]

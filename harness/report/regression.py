@@ -26,6 +26,10 @@ Regressions (:func:`compare`):
 ``missing``
     an (instance, pair) of the baseline with no run at all in the new results.
 
+``ratio`` and ``floor_s`` hold for every pair, unless ``thresholds`` (a
+:class:`~harness.core.thresholds.Thresholds`) gives each pair its own; a slowdown or
+speed-up names the threshold it was judged by (``Regression.threshold``).
+
 Improvements (:func:`improvements`, for information): ``solved`` (undecided or wrong
 -> decided) and ``speedup`` (the slowdown rule with old and new swapped).
 
@@ -43,6 +47,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.core.thresholds import Thresholds
 from harness.report.data import clean as _clean
 
 TIMES = ("cpu", "wall")
@@ -66,7 +71,8 @@ class Regression:
 
     ``old`` / ``new`` are statuses for ``status`` / ``solved`` / ``missing`` (``new`` is
     None when missing) and median wall seconds for ``slowdown`` / ``speedup``, where
-    ``ratio`` is new / old (old / new for a speedup).
+    ``ratio`` is new / old (old / new for a speedup), and ``threshold`` says the ratio
+    (and floor) it was judged by.
     """
 
     kind: str
@@ -79,6 +85,7 @@ class Regression:
     task: str = ""
     seed: int | None = None
     where: str = ""  # the instance's content hash (else its path): what matched it
+    threshold: str = ""
 
 
 @dataclass
@@ -153,16 +160,19 @@ def matches(old_df: pd.DataFrame, new_df: pd.DataFrame) -> tuple[int, int]:
     return sum(1 for key in old if key in new), len(old)
 
 
-def timed(old_df: pd.DataFrame, new_df: pd.DataFrame, floor_s: float = 0.1, time: str = "wall") -> int:
+def timed(old_df: pd.DataFrame, new_df: pd.DataFrame, floor_s: float = 0.1, time: str = "wall",
+          thresholds: Thresholds | None = None) -> int:
     """How many matches a slowdown could be judged on: both sides decided alike, and a median time at or above
     the noise floor on one side (under it on both, no slowdown is ever flagged)."""
+    limits = thresholds or Thresholds.uniform(floor_s=floor_s)
     old, new = _groups(old_df, time), _groups(new_df, time)
     wall_old, wall_new = _groups(old_df, "wall"), _groups(new_df, "wall")
     count = 0
     for key, o, n in _matched(old, new):
         if o.all_decided and n.all_decided and o.decided == n.decided:
             a, b = _pick(time, o, n, wall_old[key], wall_new[key])
-            if a and b and (statistics.median(a) >= floor_s or statistics.median(b) >= floor_s):
+            floor = limits.floor(key[1])
+            if a and b and (statistics.median(a) >= floor or statistics.median(b) >= floor):
                 count += 1
     return count
 
@@ -181,10 +191,12 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.3g} s"
 
 
-def _make(kind: str, key: _Key, group: _Group, old: Any, new: Any, ratio: float | None, text: str) -> Regression:
+def _make(kind: str, key: _Key, group: _Group, old: Any, new: Any, ratio: float | None, text: str,
+          threshold: str = "") -> Regression:
     where, pair, task, seed = key
     message = f"{group.instance} {pair}{_where(task, seed)}: {text}"
-    return Regression(kind, group.instance, pair, old, new, ratio, message, task, seed, where)
+    return Regression(kind, group.instance, pair, old, new, ratio, message, task, seed, where=where,
+                      threshold=threshold)
 
 
 def _slower(a: list[float], b: list[float], ratio: float, floor_s: float) -> tuple[bool, str]:
@@ -226,24 +238,27 @@ def _changed(kind: str, key: _Key, o: _Group, n: _Group, note: str = "") -> Regr
 
 
 def _timed(kind: str, key: _Key, a: list[float], b: list[float], ratio: float, word: str, how: str,
-           basis: str, group: _Group) -> Regression:
+           basis: str, group: _Group, threshold: str) -> Regression:
     """A slowdown or speed-up between two lists of times (``a`` old, ``b`` new)."""
     old, new = statistics.median(a), statistics.median(b)
     note = "; ".join(x for x in (basis, how) if x)
     return _make(kind, key, group, old, new, ratio,
-                 f"{ratio:.2f}x {word}: median {_seconds(old)} -> {_seconds(new)}" + (f" ({note})" if note else ""))
+                 f"{ratio:.2f}x {word}: median {_seconds(old)} -> {_seconds(new)}" + (f" ({note})" if note else ""),
+                 threshold)
 
 
 def _basis(time: str, o: _Group, n: _Group) -> str:
     return "wall: no cpu_s stored" if time == "cpu" and (o.on_wall or n.on_wall) else time
 
 
-def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
-            floor_s: float = 0.1, time: str = "wall") -> list[Regression]:
+def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0, floor_s: float = 0.1,
+            time: str = "wall", thresholds: Thresholds | None = None) -> list[Regression]:
     """The regressions from ``old_df`` (the baseline) to ``new_df``: status, slowdown, missing.
 
-    ``time``: ``cpu`` or ``wall``, the time slowdowns are judged on (see the module docstring).
+    ``time``: ``cpu`` or ``wall``, the time slowdowns are judged on; ``thresholds``: per-pair ratios and floors
+    instead of ``ratio`` and ``floor_s`` (see the module docstring).
     """
+    limits = thresholds or Thresholds.uniform(ratio, floor_s)
     old, new = _groups(old_df, time), _groups(new_df, time)
     wall_old, wall_new = _groups(old_df, "wall"), _groups(new_df, "wall")
     out: list[Regression] = []
@@ -255,7 +270,7 @@ def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
         elif o.decided and n.decided and o.decided != n.decided:
             out.append(_changed("status", key, o, n, ": the answer flipped"))
         elif o.all_decided and n.all_decided and o.decided == n.decided:
-            found = _timing("slowdown", key, o, n, wall_old[key], wall_new[key], time, ratio, floor_s)
+            found = _timing("slowdown", key, o, n, wall_old[key], wall_new[key], time, limits)
             if found:
                 out.append(found)
     seen = {(where, pair) for where, pair, _, _ in new}
@@ -272,17 +287,20 @@ def compare(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
     return out
 
 
-def _timing(kind: str, key: _Key, o: _Group, n: _Group, wo: _Group, wn: _Group, time: str, ratio: float,
-            floor_s: float) -> Regression | None:
-    """A ``slowdown`` (new slower than ``ratio`` × old) or ``speedup`` (the reverse) of one match, or None."""
+def _timing(kind: str, key: _Key, o: _Group, n: _Group, wo: _Group, wn: _Group, time: str,
+            limits: Thresholds) -> Regression | None:
+    """A ``slowdown`` (new slower than the pair's ratio × old) or ``speedup`` (the reverse) of one match, or None."""
     a, b = _pick(time, o, n, wo, wn)
+    pair = key[1]
+    ratio, floor_s = limits.ratio(pair), limits.floor(pair)
     slow = kind == "slowdown"
     found, how = _slower(a, b, ratio, floor_s) if slow else _slower(b, a, ratio, floor_s)
     if not found:
         return None
     factor = _ratio(statistics.median(b), statistics.median(a)) if slow else \
         _ratio(statistics.median(a), statistics.median(b))
-    return _timed(kind, key, a, b, factor, "slower" if slow else "faster", how, _basis(time, o, n), n)
+    return _timed(kind, key, a, b, factor, "slower" if slow else "faster", how, _basis(time, o, n), n,
+                  limits.applied(pair))
 
 
 def _pick(time: str, o: _Group, n: _Group, wo: _Group, wn: _Group) -> tuple[list[float], list[float]]:
@@ -292,16 +310,17 @@ def _pick(time: str, o: _Group, n: _Group, wo: _Group, wn: _Group) -> tuple[list
     return o.walls, n.walls
 
 
-def improvements(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0,
-                 floor_s: float = 0.1, time: str = "wall") -> list[Regression]:
+def improvements(old_df: pd.DataFrame, new_df: pd.DataFrame, ratio: float = 2.0, floor_s: float = 0.1,
+                 time: str = "wall", thresholds: Thresholds | None = None) -> list[Regression]:
     """What got better from ``old_df`` to ``new_df`` (kinds ``solved``, ``speedup``); not regressions."""
+    limits = thresholds or Thresholds.uniform(ratio, floor_s)
     out: list[Regression] = []
     wall_old, wall_new = _groups(old_df, "wall"), _groups(new_df, "wall")
     for key, o, n in _matched(_groups(old_df, time), _groups(new_df, time)):
         if not o.all_decided and n.all_decided and "wrong" not in n.statuses:
             out.append(_changed("solved", key, o, n))
         elif o.all_decided and n.all_decided and o.decided == n.decided:
-            found = _timing("speedup", key, o, n, wall_old[key], wall_new[key], time, ratio, floor_s)
+            found = _timing("speedup", key, o, n, wall_old[key], wall_new[key], time, limits)
             if found:
                 out.append(found)
     out.sort(key=_order(IMPROVEMENT_KINDS))
@@ -317,13 +336,14 @@ def _cell(value: Any, kind: str) -> str:
 
 
 def render_regressions(regs: list[Regression]) -> str:
-    """A plain-text table: kind, instance, pair, task, old, new, ratio."""
+    """A plain-text table: kind, instance, pair, task, old, new, ratio (and the threshold judged by, if any)."""
     if not regs:
         return "no regressions\n"
-    head = ("kind", "instance", "pair", "task", "old", "new", "ratio")
+    judged = any(r.threshold for r in regs)
+    head = ("kind", "instance", "pair", "task", "old", "new", "ratio") + (("threshold",) if judged else ())
     rows = [head] + [
         (r.kind, r.instance, r.pair, r.task or "-", _cell(r.old, r.kind), _cell(r.new, r.kind),
-         "-" if r.ratio is None else f"{r.ratio:.2f}x")
+         "-" if r.ratio is None else f"{r.ratio:.2f}x") + ((r.threshold or "-",) if judged else ())
         for r in regs
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]

@@ -771,17 +771,21 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
         table.to_csv(path, index=False)
         csvs.append(path.name)
         written[path.name] = path
-    pngs, encoded = [], {}
+    pngs, drawn, encoded = [], [], {}  # drawn: every figure file, PNG, SVG and PDF
     for key in dict.fromkeys([*plots.FIGURES, *figures]):
-        path = out / f"{key}.png"
+        paths = {fmt: out / f"{key}.{fmt}" for fmt in plots.FORMATS}
         if figures.get(key) is None:
-            path.unlink(missing_ok=True)  # a stale figure of an earlier report
+            for path in paths.values():
+                path.unlink(missing_ok=True)  # a stale figure of an earlier report
             continue
-        data = plots.png_bytes(figures[key])
-        path.write_bytes(data)
-        encoded[key] = base64.b64encode(data).decode("ascii")
-        pngs.append(path.name)
-        written[path.name] = path
+        for fmt, path in paths.items():
+            data = plots.figure_bytes(figures[key], fmt)
+            path.write_bytes(data)
+            if fmt == "png":
+                encoded[key] = base64.b64encode(data).decode("ascii")
+                pngs.append(path.name)
+            drawn.append(path.name)
+            written[path.name] = path
 
     facts = _facts(df, meta, results_dir, generated, shift_s)
     fact = dict(facts)
@@ -791,7 +795,7 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
     subtitle = (f"Campaign {fact['campaign']}, config {fact['config hash']}, {stored} "
                 f"({fact['pairs']} pairs × {fact['instances']} instances, task {fact['task']}, "
                 f"time limit {fact['time limit']}) on {fact['hosts']}; generated {generated}.")
-    files = csvs + pngs
+    files = csvs + drawn
     index = out / "index.html"
     task_sections = [s for section, t, f in own
                      for s in section.html(t, {k: encoded[k] for k in f if k in encoded}, html_table)]

@@ -27,6 +27,10 @@ A config names the instances, the pairs, the task, the limits and how to execute
     [report]                              # optional: how the report ranks
     rank_by = "auto"                      # or "cpu", "wall" (auto: CPU time for one-core pairs)
     controls = ["sat/placement"]          # A/A controls: these pairs run twice, interleaved
+    [check]                               # optional: check --baseline's thresholds
+    ratio = 2.0                           # (harness.core.thresholds; not in the hash)
+    [check.ratio_by_pair]
+    "sat/placement" = 3.0
 
 What a ``task`` value means, which keys its ``[[pairs]]`` tables take and its own
 top-level keys are the task's (:mod:`harness.core.task`): the count task (``deployments``,
@@ -57,11 +61,12 @@ from harness.core.tables import toml_type as _toml_type
 from harness.core.tables import unknown as _unknown
 from harness.core.task import (RANK_BY, Limits, PairSpec, TaskSpec, TaskType, forms_message, task_classes, task_for_kind,
                                task_of)
+from harness.core.thresholds import Given, parse_check
 from harness.errors import ConfigError, InputError
 
 DEFAULTS = {"time_s": 60.0, "memory_mb": 4096, "grace_s": 5.0}
 _TOP_KEYS = ("name", "instances", "pairs", "task", "limits", "repetitions", "seeds", "jobs",
-             "executor", "scheduler", "output", "workers", "report")
+             "executor", "scheduler", "output", "workers", "report", "check")
 _LIMIT_KEYS = ("time_s", "memory_mb", "grace_s")
 _REPORT_KEYS = ("rank_by", "controls")
 _MANIFEST = "MANIFEST.toml"
@@ -90,6 +95,7 @@ class Config:
     params: tuple[tuple[str, Any], ...] = ()  # the task's own top-level settings (play: games)
     rank_by: str = "auto"  # [report] rank_by: what the report ranks pairs by
     controls: tuple[str, ...] = ()  # [report] controls: the labels of the pairs run twice (A/A)
+    check: Given = Given()  # the [check] table: check --baseline's thresholds (not in the hash)
 
     @property
     def task_type(self) -> type[TaskType]:
@@ -179,11 +185,13 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
         raise ConfigError(path, "workers", f"must be 'warm' or 'cold', not {workers!r}")
     output_raw = _get(data, "output", str, path)
     output = Path(os.path.normpath(base / output_raw)) if output_raw else Path("results") / name
+    check = parse_check(data.get("check", {}), path, [p.label for p in pairs])
     return Config(
         name=name, path=path, instance_paths=tuple(instance_paths), pairs=tuple(pairs), task=task,
         limits=limits, repetitions=repetitions, seeds=seeds, jobs=jobs, executor=executor,
         scheduler=scheduler, output=output, workers=workers, text=text, patterns=tuple(patterns), params=params,
         rank_by=rank_by, controls=controls,
+        check=check,
     )
 
 

@@ -43,6 +43,9 @@ def test_a_play_campaign_stores_each_game_and_reports_shots(capsys, tmp_path):
     headline = next(line for line in summary.splitlines() if line.startswith("**Headline.**"))
     assert "plays best" in headline and "on the same deployments" in headline and "random/ship +" in headline
     assert (tmp_path / "out" / "report" / "play_shots.png").is_file()
+    # the section's own figure goes the report's one way: SVG and PDF beside the PNG, listed with the files
+    assert (tmp_path / "out" / "report" / "play_shots.pdf").read_bytes().startswith(b"%PDF-")
+    assert "<svg" in (tmp_path / "out" / "report" / "play_shots.svg").read_text() and "[play_shots.svg]" in summary
 
 
 def test_check_fails_when_random_misses_its_exact_mean(capsys, tmp_path):

@@ -162,5 +162,24 @@ def test_order_and_table(tmp_path):
     assert [(r.kind, r.instance) for r in regs] == [("status", "a"), ("slowdown", "b"), ("missing", "c")]
     assert all(isinstance(r, Regression) for r in regs)
     lines = render_regressions(regs).splitlines()
-    assert lines[0].split() == ["kind", "instance", "pair", "task", "old", "new", "ratio"]
+    assert lines[0].split() == ["kind", "instance", "pair", "task", "old", "new", "ratio", "threshold"]
     assert len(lines) == 2 + len(regs)
+    assert lines[3].endswith("ratio 2 (every pair)") and lines[2].endswith(" -")  # the slowdown's; a status has none
+
+
+def test_each_pair_is_judged_by_its_own_ratio_and_floor(tmp_path):
+    from harness.core.thresholds import Thresholds, from_options
+    from harness.report.regression import timed
+
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0]) + reps("i1", MIP, "sat", [1.0])
+                    + reps("i2", MIP, "sat", [0.2]),
+                    reps("i1", SAT, "sat", [2.5]) + reps("i1", MIP, "sat", [1.6])
+                    + reps("i2", MIP, "sat", [0.45]))
+    assert [(r.instance, r.pair) for r in compare(old, new)] == [("i1", SAT), ("i2", MIP)]  # ratio 2 for all
+    limits = Thresholds.of(from_options([(SAT, 3.0), ("mip/*", 1.5)], [("mip/*", 0.5)]))
+    regs = compare(old, new, thresholds=limits)
+    # sat/cell's 2.5x is under its 3; mip's 1.6x is over its 1.5; i2's 2.25x is under mip's floor of 0.5 s on both sides
+    assert [(r.instance, r.pair, r.threshold) for r in regs] == [
+        ("i1", MIP, "ratio 1.5 (--ratio mip/*=1.5), floor 0.5 s (--floor mip/*=0.5)")]
+    assert timed(old, new, thresholds=limits) == 2 and timed(old, new) == 3  # i2 timed only under the 0.1 s floor
+    assert [r.instance for r in improvements(new, old, thresholds=limits)] == ["i1"]  # a speed-up alike

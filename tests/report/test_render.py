@@ -1,4 +1,4 @@
-"""write_report: HTML, Markdown, CSV and PNG files from a hand-built store; no solver needed."""
+"""write_report: HTML, Markdown, CSV and figure files (PNG, SVG, PDF) from a hand-built store; no solver needed."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ SIZES = {"a6": (6, 6), "b8": (8, 8), "c10": (10, 12), "d12": (12, 12), "e15": (1
 TABLE_FILES = ([f"{name}.csv" for name in metrics.TABLES] + ["size_winners.csv", "size_growth.csv"]
                + ["matrix.csv", "failures.csv", "completeness.csv"])
 PNG_FILES = [f"{key}.png" for key in plots.FIGURES]
+FIGURE_FILES = [f"{key}.{fmt}" for key in plots.FIGURES for fmt in ("png", "svg", "pdf")]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -53,11 +54,35 @@ def store(tmp_path) -> Path:
 def test_report_writes_every_file(store, tmp_path):
     out = tmp_path / "report"
     written = write_report(store, out)
-    assert list(written) == ["index.html", "summary.md", *TABLE_FILES, *PNG_FILES]
+    assert list(written) == ["index.html", "summary.md", *TABLE_FILES, *FIGURE_FILES]
     for name, path in written.items():
         assert path == out / name and path.is_file() and path.stat().st_size > 0, name
     for name in PNG_FILES:
         assert (out / name).read_bytes().startswith(PNG_MAGIC)
+
+
+def test_every_figure_is_written_as_svg_and_pdf_too_and_linked(store, tmp_path):
+    """Issue 47 (Benchopt #767): vector files beside each PNG, valid, linked from the page and the Markdown."""
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "report"
+    write_report(store, out)
+    page, summary = (out / "index.html").read_text(encoding="utf-8"), (out / "summary.md").read_text(encoding="utf-8")
+    for key in plots.FIGURES:
+        assert (out / f"{key}.pdf").read_bytes().startswith(b"%PDF-")
+        root = ET.parse(out / f"{key}.svg").getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg" and len(root) > 0
+        for name in (f"{key}.svg", f"{key}.pdf"):
+            assert f'<a href="{name}">{name}</a>' in page and f"[{name}]({name})" in summary
+    assert page.count("data:image/png;base64,") == len(plots.FIGURES)  # the PNG is still the one inlined
+
+
+def test_reporting_the_same_store_again_gives_the_same_figure_files(store, tmp_path):
+    """No creation date in the SVG and PDF, no random SVG ids: a report rebuilt from its store changes nothing."""
+    first, second = write_report(store, tmp_path / "one"), write_report(store, tmp_path / "two")
+    names = [n for n in first if n.rsplit(".", 1)[-1] in ("png", "svg", "pdf")]
+    assert len(names) == 3 * len(plots.FIGURES)
+    assert [first[n].read_bytes() for n in names] == [second[n].read_bytes() for n in names]
 
 
 def test_index_html_is_self_contained_and_complete(store, tmp_path):
@@ -137,6 +162,9 @@ def test_single_pair_store(tmp_path):
     assert "cactus.png" in written and "size.png" in written
     assert "profile.png" not in written and "scatter.png" not in written
     assert not (out / "scatter.png").exists() and not (out / "profile.png").exists()  # stale ones gone
+    assert {f"{key}.{fmt}" for key in ("scatter", "profile") for fmt in ("svg", "pdf")}.isdisjoint(
+        p.name for p in out.iterdir())  # their vector files too
+    assert (out / "cactus.svg").is_file() and (out / "size.pdf").is_file()
     page = (out / "index.html").read_text(encoding="utf-8")
     assert page.count("data:image/png;base64,") == 2
     assert "not drawn" in page and "not drawn" in (out / "summary.md").read_text(encoding="utf-8")
@@ -147,7 +175,7 @@ def test_single_pair_store(tmp_path):
 def test_empty_store(tmp_path):
     store = make_store(tmp_path / "empty", [])
     written = write_report(store, tmp_path / "report")
-    assert not [n for n in written if n.endswith(".png")]
+    assert not [n for n in written if n.endswith((".png", ".svg", ".pdf"))]
     page = written["index.html"].read_text(encoding="utf-8")
     assert "No runs in these results." in page and "not drawn" in page
     assert "data:image/png" not in page
@@ -223,7 +251,7 @@ def test_report_needs_no_solver_nor_runner(store, tmp_path):
     proc = subprocess.run([sys.executable, "-W", "error", "-c", BLOCKER, str(store), str(out)],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == str(2 + len(TABLE_FILES) + len(PNG_FILES))
+    assert proc.stdout.strip() == str(2 + len(TABLE_FILES) + len(FIGURE_FILES))
     assert (out / "index.html").is_file() and (out / "cactus.png").is_file()
 
 

@@ -422,6 +422,48 @@ def test_limits_not_a_table(tmp_path: Path) -> None:
     assert "an integer" in fails_text(tmp_path, conf(top="limits = 5"), "limits")
 
 
+# --------------------------------------------------------------------------- [check]: check --baseline's thresholds
+TWO = FAKE + '\n[[pairs]]\nbackend = "sat"\nformulation = "cell"\n'
+
+
+def test_check_table_gives_thresholds_per_pair(tmp_path: Path) -> None:
+    from harness.core.thresholds import Thresholds
+
+    cfg = load_config(write(tmp_path, conf(tables=TWO + '\n[check]\nratio = 2.5\nfloor_s = 0\n'
+                                           '[check.ratio_by_pair]\n"sat/cell" = 3\n"s*" = 5\n'
+                                           '[check.floor_by_pair]\n"fake/*" = 0.5\n')))
+    limits = Thresholds.of(cfg.check)
+    assert (limits.ratio("sat/cell"), limits.ratio("fake/placement")) == (3.0, 2.5)  # the exact label beats s*
+    assert (limits.floor("sat/cell"), limits.floor("fake/placement")) == (0.0, 0.5)
+    assert load_config(write(tmp_path, conf(tables=TWO))).check == type(cfg.check)()  # no [check]: nothing given
+
+
+@pytest.mark.parametrize("table, key, words", [
+    ("ratio = 1", "check.ratio", ["> 1"]),
+    ("ratio = 0.5", "check.ratio", ["> 1"]),
+    ("ratio = nan", "check.ratio", ["> 1"]),
+    ('ratio = "2"', "check.ratio", ["a number", "a string"]),
+    ("floor_s = -0.1", "check.floor_s", [">= 0"]),
+    ("floor_s = inf", "check.floor_s", [">= 0"]),
+    ("colour = 1", "check.colour", ["unknown key", "ratio_by_pair"]),
+    ("ratio_by_pair = 3", "check.ratio_by_pair", ["a table", "an integer"]),
+    ('[check.ratio_by_pair]\n"sat/cell" = 1', 'check.ratio_by_pair."sat/cell"', ["> 1"]),
+    ('[check.ratio_by_pair]\n"sat/cell" = true', 'check.ratio_by_pair."sat/cell"', ["a boolean"]),
+    ('[check.ratio_by_pair]\n"mip/cell" = 3', 'check.ratio_by_pair."mip/cell"',
+     ["matches none of the config's pairs", "fake/placement, sat/cell"]),
+    ('[check.floor_by_pair]\n"mip/*" = 1', 'check.floor_by_pair."mip/*"', ["matches none"]),
+    ('[check.floor_by_pair]\n"sat/cell" = -1', 'check.floor_by_pair."sat/cell"', [">= 0"]),
+])
+def test_bad_check_table(tmp_path: Path, table: str, key: str, words: list[str]) -> None:
+    msg = fails_text(tmp_path, conf(tables=f"{TWO}\n[check]\n{table}\n"), key)
+    for word in words:
+        assert word in msg, msg
+
+
+def test_check_not_a_table(tmp_path: Path) -> None:
+    assert "an integer" in fails_text(tmp_path, conf(top="check = 5"), "check")
+
+
 # --------------------------------------------------------------------------- top level, files
 @pytest.mark.parametrize("text, key, words", [
     (conf(top='colour = "red"'), "colour", ["unknown key", "instances"]),
@@ -569,6 +611,7 @@ def test_hash_same_for_the_same_content(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("top", [
     "jobs = 8", 'executor = "dask"\nscheduler = "tcp://h:8786"', 'output = "elsewhere"', 'workers = "cold"',
+    '[check]\nratio = 3\n[check.ratio_by_pair]\n"sat/*" = 4',
 ])
 def test_hash_ignores_how_runs_execute(tmp_path: Path, top: str) -> None:
     assert hash_of(tmp_path / "a") == hash_of(tmp_path / "b", top=top)
