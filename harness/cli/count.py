@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.core.task import PairSpec, Subject, TaskSpec, make_spec
     from harness.counting.format import read_deployment
     from harness.runner.process import WorkerPool
-    from harness.tasks.count import CountRequest, CountTask, execute_count, judge_count
+    from harness.tasks.count import CountTask, count_in_process
 
     _check(args)
     exit_code = 0
@@ -102,12 +101,7 @@ def run(args: argparse.Namespace) -> int:
                 exit_code = 2
                 continue
             if args.in_process:
-                request = CountRequest(dep, args.counter, args.by, args.time_limit, args.memory_mb, args.marginals,
-                                       options=pair.options)
-                t0 = time.perf_counter()
-                outcome = execute_count(dep, args.counter, args.by, args.time_limit, args.marginals,
-                                        options=pair.option_dict)
-                res = judge_count(request, "ok", outcome, wall_s=time.perf_counter() - t0, cpu_s=None)
+                res = count_in_process(dep, args.counter, args.by, pair.option_dict, args.time_limit, args.marginals)
             else:
                 subject = Subject(str(path), dep, dep.name, dep.content_hash())
                 res = task.execute(pool, make_spec(subject, pair, spec_of_task, None, 1, limits),
