@@ -54,14 +54,18 @@ def test_solve_json_has_the_documented_keys(capsys, puzzle):
     (["--backend", "gurobi"], "unknown backend 'gurobi'"),
     (["--formulation", "ship-pairs"], "no formulation 'ship-pairs'"),
     (["-o", "colour=red"], "no option 'colour'"),
-    (["--count", "-1"], "--count must be >= 0"),
-    (["--time-limit", "inf"], "--time-limit must be"),
+    (["--count", "-1"], "--count must be >= 0, not -1"),
+    (["--time-limit", "inf"], "--time-limit must be a number of seconds > 0, not inf"),
     (["--time-limit", "nan"], "--time-limit must be"),
-    (["--threads", "-1"], "'threads' of backend 'cpsat' must be >= 1"),
-    (["--backend", "mip", "--seed", "-3"], "'seed' of backend 'mip' must be >= 0"),
+    (["--threads", "-1"], "'threads' of backend 'cpsat' must be >= 1, not -1"),
+    (["--backend", "mip", "--seed", "-3"], "'seed' of backend 'mip' must be >= 0, not -3"),
+    (["-b", "sat", "-o", "solver=glucose5"], "option 'solver' of backend 'sat' must be one of cadical103, "),
+    (["-b", "sat", "-o", "solver=glucose5"], ", glucose4, glucose42, maplechrono, maplecm, maplesat, mergesat3, minicard, minisat22, "
+                                "minisatep, not 'glucose5'"),
+    (["--backend", "mip", "-o", "engine=gurobi"], "option 'engine' of backend 'mip' must be one of highs, scip, not 'gurobi'"),
     (["--format", "xml"], "unknown format 'xml'"),
-    (["--grace", "-1"], "--grace must be"),
-    (["--memory-mb", "10"], "--memory-mb must be at least 64"),
+    (["--grace", "-1"], "--grace must be a number of seconds >= 0, not -1"),
+    (["--memory-mb", "10"], "--memory-mb must be at least 64 (a Python worker needs that much), not 10"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(capsys, puzzle, argv, needle):
     code, out, err = run(capsys, "solve", str(puzzle), *argv)

@@ -40,9 +40,9 @@ def run(args: argparse.Namespace) -> int:
     from harness.report.gate import CheckOptions, run_check
 
     if args.ratio <= 1:
-        raise UsageError("--ratio must be > 1")
+        raise UsageError(f"--ratio must be > 1, not {args.ratio:g}")
     if args.floor < 0:
-        raise UsageError("--floor must be >= 0")
+        raise UsageError(f"--floor must be >= 0, not {args.floor:g}")
     opts = CheckOptions(baseline=args.baseline, ratio=args.ratio, floor_s=args.floor, time=args.time,
                         manifest=args.manifest, allow_incomplete=args.allow_incomplete,
                         allow_errors=args.allow_errors)

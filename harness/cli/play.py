@@ -163,15 +163,15 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], dict[str, tuple[type,
 
     names = args.strategy or ([] if args.optimal else [FAMILY.default])
     if args.games < 1:
-        raise UsageError("--games must be at least 1")
+        raise UsageError(f"--games must be at least 1, not {args.games:g}")
     if args.seed < 0:
-        raise UsageError("--seed must be >= 0")
+        raise UsageError(f"--seed must be >= 0, not {args.seed:g}")
     if args.rule not in RULES:
         raise UsageError(f"--rule must be one of {', '.join(RULES)}, not {args.rule!r}")
     if args.every < 1:
-        raise UsageError("--every must be at least 1")
+        raise UsageError(f"--every must be at least 1, not {args.every:g}")
     if args.delay < 0:
-        raise UsageError("--delay must be >= 0")
+        raise UsageError(f"--delay must be >= 0, not {args.delay:g}")
     check_limits(args)
     if len(set(names)) != len(names):
         raise UsageError("a strategy is named twice")

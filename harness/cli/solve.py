@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         args.formulation = args.formulation or DEFAULT_FORMULATION
         check_pair(args.backend, args.formulation).resolve_options(options)  # unknown options fail before any work
     if args.count is not None and args.count < 0:
-        raise UsageError("--count must be >= 0")
+        raise UsageError(f"--count must be >= 0, not {args.count:g}")
     check_limits(args)
     if args.format is not None and args.format not in FORMATS:
         raise UsageError(f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})")
