@@ -12,8 +12,8 @@ from harness.cli import main
 from harness.puzzle.formats import read_instance, write_instance
 from harness.puzzle.instance import Hint, Instance
 
-JSON_KEYS = {"instance", "backend", "formulation", "status", "count", "complete", "boards", "times", "model",
-             "versions"}
+JSON_KEYS = {"instance", "backend", "formulation", "status", "count", "complete", "unique", "boards", "times",
+             "model", "versions"}
 
 
 @pytest.fixture
@@ -36,6 +36,32 @@ def test_solve_prints_board_and_status(capsys, puzzle):
     assert code == 0, err
     assert "status: sat" in out and "unique" in out and "not unique" not in out
     assert "<>.." in out.replace(" ", "")
+
+
+@pytest.mark.parametrize("k", ["0", "2", "5"])
+def test_counting_a_unique_puzzle_says_unique(capsys, puzzle, k):
+    """Before, only count-2 said it: count-0 (all boards, search exhausted) never did."""
+    code, out, err = run(capsys, "solve", str(puzzle), "-k", k)
+    assert code == 0, err
+    assert "boards: 1 (exact)  unique" in out and "not unique" not in out
+    code, out, err = run(capsys, "solve", str(puzzle), "-k", k, "--json")
+    assert json.loads(out)["unique"] is True
+
+
+@pytest.mark.parametrize("k, said", [("0", "boards: 2 (exact)  not unique (2 boards)"),
+                                     ("2", "boards: 2 (at least)  not unique (at least 2 boards)"),
+                                     ("1", "boards: 1 (at least)  build")])
+def test_counting_a_puzzle_with_two_boards_says_not_unique_and_how_many(capsys, tmp_path, k, said):
+    two = tmp_path / "two.toml"  # one submarine in the top row of two cells: two boards
+    write_instance(Instance(rows=2, cols=2, fleet={1: 1}, row_clues=(1, 0), col_clues=(None, None), name="two"),
+                   two, "native")
+    code, out, err = run(capsys, "solve", str(two), "-k", k)
+    assert code == 0, err
+    assert said in out and (k != "1" or "unique" not in out)  # one board of count-1 cannot tell
+    code, out, err = run(capsys, "solve", str(two), "-k", k, "--json")
+    assert json.loads(out)["unique"] is (None if k == "1" else False)
+    code, out, err = run(capsys, "solve", str(two), "--json")  # the solve question never tells
+    assert json.loads(out)["unique"] is None
 
 
 def test_solve_json_has_the_documented_keys(capsys, puzzle):

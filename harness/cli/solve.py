@@ -149,8 +149,10 @@ def render(inst: Any, res: Any) -> str:
     if res.status is Status.SAT:
         if res.task.startswith("count"):
             head += f"  boards: {res.count}" + (" (exact)" if res.complete else " (at least)")
-            if res.task == "count-2":
-                head += "  unique" if (res.complete and res.count == 1) else "  not unique"
+            if res.unique:
+                head += "  unique"
+            elif res.unique is False:
+                head += f"  not unique ({'' if res.complete else 'at least '}{res.count} boards)"
     t = res.times
     if "build_s" in t:
         head += f"  build {t['build_s']:.3f} s  solve {t['solve_s']:.3f} s"
