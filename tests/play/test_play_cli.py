@@ -179,7 +179,10 @@ def test_the_shipped_default_board_is_the_standard_game():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--seed", "-1"], "--seed must be >= 0"),
+    (["--seed", "-1"], "--seed must be >= 0, not -1"),
+    (["--games", "0"], "--games must be at least 1, not 0"),
+    (["--every", "0"], "--every must be at least 1, not 0"),
+    (["-s", "thompson", "-o", "block=0"], "option 'block' of strategy thompson must be >= 1, not 0"),
     (["--strip", "/nonexistent-folder/strip.png"], "no folder"),
     (["--strip", "strip.jpg"], "must end in .png"),
     (["--option", "block=5"], "several strategies play"),
