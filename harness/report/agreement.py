@@ -534,6 +534,10 @@ def manifest_sentence(df: pd.DataFrame, manifest: dict[str, dict] | None, path: 
     judged, total = manifest_coverage(df, manifest)
     if not judged:
         return ""
+    try:  # as the user would write it, where it is under the working directory
+        path = Path(path).resolve().relative_to(Path.cwd())
+    except ValueError:
+        pass
     if judged == total:
         return f"expected statuses: all {total} instances from {path}" if total > 1 else \
             f"expected statuses: the instance from {path}"
