@@ -151,10 +151,10 @@ def test_check_says_what_each_instance_was_compared_against_in_the_manifest(tmp_
     some = _manifest(tmp_path / "some.toml", "i1", "elsewhere")
     code, text = check(store, manifest=some)
     assert code == 0 and f"expected statuses: 1 of 3 instances from {some}; 2 have no expectation" in text
-    monkeypatch.chdir(tmp_path)  # under the working directory: the path as one would write it
-    assert "expected statuses: 1 of 3 instances from some.toml; " in check(store, manifest=some)[1]
     every = _manifest(tmp_path / "every.toml", "i1", "i2", "i3")
     assert f"expected statuses: all 3 instances from {every}\n" in check(store, manifest=every)[1]
+    monkeypatch.chdir(tmp_path)  # under the working directory: the path as one would write it
+    assert "expected statuses: 1 of 3 instances from some.toml; " in check(store, manifest=some)[1]
 
 
 def test_a_manifest_none_of_the_stores_instances_is_in_is_not_mentioned(tmp_path):
