@@ -54,8 +54,19 @@ class SolveResult:
     def decided(self) -> bool:
         return self.status in (Status.SAT, Status.UNSAT)
 
+    @property
+    def unique(self) -> bool | None:
+        """Does the puzzle have exactly one board?  True: one board and an exhausted search; False: two or
+        more boards; None when the question cannot tell (solve, count-1, no board, or not sat)."""
+        if self.status is not Status.SAT or not self.task.startswith("count") or self.task == "count-1":
+            return None
+        if self.count >= 2:
+            return False
+        return True if self.complete and self.count == 1 else None
+
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
+        d["unique"] = self.unique
         d["status"] = str(self.status)
         d["termination"] = str(self.termination)
         # Boards are shown as the answer only when the task was decided with every

@@ -12,8 +12,8 @@ from harness.cli import main
 from harness.puzzle.formats import read_instance, write_instance
 from harness.puzzle.instance import Hint, Instance
 
-JSON_KEYS = {"instance", "backend", "formulation", "status", "count", "complete", "boards", "times", "model",
-             "versions"}
+JSON_KEYS = {"instance", "backend", "formulation", "status", "count", "complete", "unique", "boards", "times",
+             "model", "versions"}
 
 
 @pytest.fixture
@@ -38,6 +38,32 @@ def test_solve_prints_board_and_status(capsys, puzzle):
     assert "<>.." in out.replace(" ", "")
 
 
+@pytest.mark.parametrize("k", ["0", "2", "5"])
+def test_counting_a_unique_puzzle_says_unique(capsys, puzzle, k):
+    """Before, only count-2 said it: count-0 (all boards, search exhausted) never did."""
+    code, out, err = run(capsys, "solve", str(puzzle), "-k", k)
+    assert code == 0, err
+    assert "boards: 1 (exact)  unique" in out and "not unique" not in out
+    code, out, err = run(capsys, "solve", str(puzzle), "-k", k, "--json")
+    assert json.loads(out)["unique"] is True
+
+
+@pytest.mark.parametrize("k, said", [("0", "boards: 2 (exact)  not unique (2 boards)"),
+                                     ("2", "boards: 2 (at least)  not unique (at least 2 boards)"),
+                                     ("1", "boards: 1 (at least)  build")])
+def test_counting_a_puzzle_with_two_boards_says_not_unique_and_how_many(capsys, tmp_path, k, said):
+    two = tmp_path / "two.toml"  # one submarine in the top row of two cells: two boards
+    write_instance(Instance(rows=2, cols=2, fleet={1: 1}, row_clues=(1, 0), col_clues=(None, None), name="two"),
+                   two, "native")
+    code, out, err = run(capsys, "solve", str(two), "-k", k)
+    assert code == 0, err
+    assert said in out and (k != "1" or "unique" not in out)  # one board of count-1 cannot tell
+    code, out, err = run(capsys, "solve", str(two), "-k", k, "--json")
+    assert json.loads(out)["unique"] is (None if k == "1" else False)
+    code, out, err = run(capsys, "solve", str(two), "--json")  # the solve question never tells
+    assert json.loads(out)["unique"] is None
+
+
 def test_solve_json_has_the_documented_keys(capsys, puzzle):
     code, out, _ = run(capsys, "solve", str(puzzle), "--json", "--backend", "sat", "--formulation", "cell",
                        "--count", "2", "--time-limit", "30", "--seed", "3", "-o", "solver=glucose4")
@@ -54,14 +80,18 @@ def test_solve_json_has_the_documented_keys(capsys, puzzle):
     (["--backend", "gurobi"], "unknown backend 'gurobi'"),
     (["--formulation", "ship-pairs"], "no formulation 'ship-pairs'"),
     (["-o", "colour=red"], "no option 'colour'"),
-    (["--count", "-1"], "--count must be >= 0"),
-    (["--time-limit", "inf"], "--time-limit must be"),
+    (["--count", "-1"], "--count must be >= 0, not -1"),
+    (["--time-limit", "inf"], "--time-limit must be a number of seconds > 0, not inf"),
     (["--time-limit", "nan"], "--time-limit must be"),
-    (["--threads", "-1"], "'threads' of backend 'cpsat' must be >= 1"),
-    (["--backend", "mip", "--seed", "-3"], "'seed' of backend 'mip' must be >= 0"),
+    (["--threads", "-1"], "'threads' of backend 'cpsat' must be >= 1, not -1"),
+    (["--backend", "mip", "--seed", "-3"], "'seed' of backend 'mip' must be >= 0, not -3"),
+    (["-b", "sat", "-o", "solver=glucose5"], "option 'solver' of backend 'sat' must be one of cadical103, "),
+    (["-b", "sat", "-o", "solver=glucose5"], ", glucose4, glucose42, maplechrono, maplecm, maplesat, mergesat3, minicard, minisat22, "
+                                "minisatep, not 'glucose5'"),
+    (["--backend", "mip", "-o", "engine=gurobi"], "option 'engine' of backend 'mip' must be one of highs, scip, not 'gurobi'"),
     (["--format", "xml"], "unknown format 'xml'"),
-    (["--grace", "-1"], "--grace must be"),
-    (["--memory-mb", "10"], "--memory-mb must be at least 64"),
+    (["--grace", "-1"], "--grace must be a number of seconds >= 0, not -1"),
+    (["--memory-mb", "10"], "--memory-mb must be at least 64 (a Python worker needs that much), not 10"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(capsys, puzzle, argv, needle):
     code, out, err = run(capsys, "solve", str(puzzle), *argv)

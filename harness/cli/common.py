@@ -82,11 +82,12 @@ def check_limits(args: argparse.Namespace) -> None:
     from harness.errors import UsageError
 
     if args.time_limit is not None and not (0 < args.time_limit < 1e7):
-        raise UsageError("--time-limit must be a number of seconds > 0")
+        raise UsageError(f"--time-limit must be a number of seconds > 0, not {args.time_limit:g}")
     if args.grace is not None and not 0 <= args.grace < 1e5:
-        raise UsageError("--grace must be a number of seconds >= 0")
+        raise UsageError(f"--grace must be a number of seconds >= 0, not {args.grace:g}")
     if args.memory_mb is not None and args.memory_mb < 64:
-        raise UsageError("--memory-mb must be at least 64 (a Python worker needs that much)")
+        raise UsageError(f"--memory-mb must be at least 64 (a Python worker needs that much), "
+                         f"not {args.memory_mb:g}")
 
 
 def limits_of(args: argparse.Namespace) -> Any:

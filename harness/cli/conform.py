@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if kind != "backend" and args.formulation:
         raise UsageError("--formulation is a backend's")
     if args.grace < 0:
-        raise UsageError("--grace must be >= 0")
+        raise UsageError(f"--grace must be >= 0, not {args.grace:g}")
     if kind == "backend":
         from harness.backends.registry import check_pair, get_backend
         from harness.conform.suite import CHECKS

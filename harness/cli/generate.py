@@ -74,13 +74,13 @@ def run(args: argparse.Namespace) -> int:
     from harness.generate.generator import UNSAT_CAUSES, Settings
 
     if args.number < 1:
-        raise UsageError("--number must be >= 1")
+        raise UsageError(f"--number must be >= 1, not {args.number:g}")
     if args.seed < 0:
-        raise UsageError("--seed must be >= 0")
+        raise UsageError(f"--seed must be >= 0, not {args.seed:g}")
     if not args.question_limit > 0:
-        raise UsageError("--question-limit must be a positive number of seconds")
+        raise UsageError(f"--question-limit must be a positive number of seconds, not {args.question_limit:g}")
     if args.jobs < 1:
-        raise UsageError("--jobs must be >= 1")
+        raise UsageError(f"--jobs must be >= 1, not {args.jobs:g}")
     if args.scheduler and not args.executor:
         args.executor = "dask"  # a scheduler address means the Dask executor
     if args.executor == "local" and args.scheduler:

@@ -6,7 +6,10 @@ limit (per game) and memory limit, the shot sequence replayed here against the h
 deployment drawn again.  Game ``i`` under ``--seed K`` is the same hidden deployment for
 every strategy (common random numbers), so strategies are compared game by game.  The
 summary per strategy: mean shots with a 95 % interval (Student t), median, p5/p95,
-worst, games per second (wall and CPU), games that did not end.  ``--watch`` and
+worst, games per second (wall and CPU), games that did not end; with several strategies,
+each one after the first also gets its paired difference from the first: the mean of its
+shots minus the first's, game by game on the games both ended, with a 95 % interval
+(Student t on the differences).  ``--watch`` and
 ``--strip`` play one game in the worker with the strategy's heat maps and show it after,
 shot by shot, replayed through the game engine.
 """
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli.common import BAD_INPUT, add_limits, add_options, check_limits, command, limits_of
-from harness.core.stats import mean_ci95
+from harness.core.stats import mean_ci95, paired_difference
 from harness.errors import UsageError
 
 NAME = "play"
@@ -110,6 +113,26 @@ def summarise(name: str, shots: list[int], wall: float, cpu: float, errors: int)
             "cpu_games_per_s": (n + errors) / cpu if cpu > 0 else None}
 
 
+def paired(against: str, base: dict[int, int], shots: dict[int, int]) -> dict[str, Any]:
+    """The paired difference of ``shots`` from ``base`` (game -> shots, ended games only), as the summary's
+    ``paired``: ``against``, ``games`` both ended, ``mean_diff`` (negative: fewer shots), ``ci95``, ``better``
+    and ``worse`` (games with fewer, more shots)."""
+    d = paired_difference(base, shots)
+    return {"against": against, "games": d.games, "mean_diff": None if math.isnan(d.mean) else d.mean,
+            "ci95": None if math.isnan(d.half) else [d.mean - d.half, d.mean + d.half],
+            "better": d.better, "worse": d.worse}
+
+
+def _paired_line(p: dict[str, Any]) -> str:
+    """A summary's paired difference as a line of text, under the strategy's line."""
+    if p["mean_diff"] is None:
+        return f"{'':12s} paired vs {p['against']}: no game both ended"
+    ci = p["ci95"]
+    return (f"{'':12s} paired vs {p['against']}: {p['mean_diff']:+.2f} shots per game"
+            + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "")
+            + f" on {p['games']} games (fewer shots in {p['better']}, more in {p['worse']})")
+
+
 def _line(summary: dict[str, Any]) -> str:
     """One strategy's summary as a line of text."""
     text = f"{summary['strategy']:12s} {summary['games']:6d} games"
@@ -124,6 +147,8 @@ def _line(summary: dict[str, Any]) -> str:
         text += f"  {summary['games_per_s']:.2f} games/s"
     if summary["errors"]:
         text += f"  {summary['errors']} errors"
+    if summary.get("paired"):
+        text += "\n" + _paired_line(summary["paired"])
     return text
 
 
@@ -138,15 +163,15 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], dict[str, tuple[type,
 
     names = args.strategy or ([] if args.optimal else [FAMILY.default])
     if args.games < 1:
-        raise UsageError("--games must be at least 1")
+        raise UsageError(f"--games must be at least 1, not {args.games:g}")
     if args.seed < 0:
-        raise UsageError("--seed must be >= 0")
+        raise UsageError(f"--seed must be >= 0, not {args.seed:g}")
     if args.rule not in RULES:
         raise UsageError(f"--rule must be one of {', '.join(RULES)}, not {args.rule!r}")
     if args.every < 1:
-        raise UsageError("--every must be at least 1")
+        raise UsageError(f"--every must be at least 1, not {args.every:g}")
     if args.delay < 0:
-        raise UsageError("--delay must be >= 0")
+        raise UsageError(f"--delay must be >= 0, not {args.delay:g}")
     check_limits(args)
     if len(set(names)) != len(names):
         raise UsageError("a strategy is named twice")
@@ -196,9 +221,11 @@ def run(args: argparse.Namespace) -> int:
                 return watch(name, board.value, done.result, args.rule, args.delay)
             return strip(name, board.value, done.result, args.rule, args.every, args.strip)
         bad = 0
+        first: dict[int, int] = {}  # the first strategy's shots per ended game: what the others are paired with
         for name in names:
             pair = PairSpec(name, args.rule, tuple(sorted(made[name][1].items())))
             shots, errors, wall, cpu = [], 0, 0.0, 0.0
+            by_game: dict[int, int] = {}
             try:
                 for g in range(args.games):
                     res = task.execute(pool, make_spec(board, pair, spec_of_task, args.seed, g + 1, limits)).result
@@ -206,6 +233,7 @@ def run(args: argparse.Namespace) -> int:
                     cpu += res.times.get("cpu_s") or 0.0
                     if res.finished and res.shots is not None:
                         shots.append(res.shots)
+                        by_game[g] = res.shots
                     else:
                         errors += 1
                         why = res.error or (res.verdict if res.verdict not in ("ok", "none") else str(res.status))
@@ -213,12 +241,18 @@ def run(args: argparse.Namespace) -> int:
                               file=sys.stderr)
             except KeyboardInterrupt:  # keep what was played: the games that ended are summarised
                 summary = summarise(name, shots, wall, cpu, errors)
+                if name != names[0]:
+                    summary["paired"] = paired(names[0], first, by_game)
                 print(json.dumps({**summary, "interrupted": True}) if args.json else _line(summary), flush=True)
                 print(f"battlebench: interrupted: {name} played {len(shots) + errors} of {args.games} games "
                       "(summarised above)" + (f"; {', '.join(names[names.index(name) + 1:])} not played"
                                               if name != names[-1] else ""), file=sys.stderr)
                 return 130
             summary = summarise(name, shots, wall, cpu, errors)
+            if name == names[0]:
+                first = by_game
+            else:
+                summary["paired"] = paired(names[0], first, by_game)
             bad += errors
             print(json.dumps(summary) if args.json else _line(summary), flush=True)
     return 1 if bad else 0
@@ -322,5 +356,5 @@ def strip(name: str, board: Any, result: Any, rule: str, every: int, path: str) 
     return 0
 
 
-__all__ = ["NAME", "add_parser", "default_board", "frame", "parse_options", "replay", "run", "strip",
+__all__ = ["NAME", "add_parser", "default_board", "frame", "paired", "parse_options", "replay", "run", "strip",
            "summarise", "watch"]

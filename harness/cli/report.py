@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.report.render import write_report
 
     if args.shift < 0:
-        raise UsageError("--shift must be >= 0")
+        raise UsageError(f"--shift must be >= 0, not {args.shift:g}")
     out = Path(args.out) if args.out else Path(args.results) / "report"
     written = write_report(args.results, out, shift_s=args.shift, manifest=args.manifest, rank_by=args.rank_by)
     print(f"wrote {out}/ ({', '.join(sorted(p.name for p in written.values()))})", file=sys.stderr)

@@ -43,9 +43,9 @@ def run(args: argparse.Namespace) -> int:
     from harness.runner.run import run_campaign, with_overrides
 
     if args.jobs is not None and args.jobs < 1:
-        raise UsageError("--jobs must be >= 1")
+        raise UsageError(f"--jobs must be >= 1, not {args.jobs:g}")
     if args.interval <= 0:
-        raise UsageError("--interval must be > 0")
+        raise UsageError(f"--interval must be > 0, not {args.interval:g}")
     config = load_config(args.config)  # every problem is reported before any run starts
     if args.scheduler and not args.executor:
         args.executor = "dask"  # a scheduler address means the Dask executor

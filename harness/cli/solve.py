@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         args.formulation = args.formulation or DEFAULT_FORMULATION
         check_pair(args.backend, args.formulation).resolve_options(options)  # unknown options fail before any work
     if args.count is not None and args.count < 0:
-        raise UsageError("--count must be >= 0")
+        raise UsageError(f"--count must be >= 0, not {args.count:g}")
     check_limits(args)
     if args.format is not None and args.format not in FORMATS:
         raise UsageError(f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})")
@@ -149,8 +149,10 @@ def render(inst: Any, res: Any) -> str:
     if res.status is Status.SAT:
         if res.task.startswith("count"):
             head += f"  boards: {res.count}" + (" (exact)" if res.complete else " (at least)")
-            if res.task == "count-2":
-                head += "  unique" if (res.complete and res.count == 1) else "  not unique"
+            if res.unique:
+                head += "  unique"
+            elif res.unique is False:
+                head += f"  not unique ({'' if res.complete else 'at least '}{res.count} boards)"
     t = res.times
     if "build_s" in t:
         head += f"  build {t['build_s']:.3f} s  solve {t['solve_s']:.3f} s"

@@ -3,7 +3,8 @@
 Every plugin family declares its options the same way, ``{name: Option(default, type,
 choices, help, minimum)}``, and :func:`resolve` turns what a user gave (command-line text
 or TOML values) into the full option dict with the defaults filled in, or one
-:class:`~harness.errors.UsageError` line naming the plugin, the option and the problem.
+:class:`~harness.errors.UsageError` line naming the plugin, the option, what it allows and
+the value given.
 """
 
 from __future__ import annotations
@@ -56,9 +57,10 @@ def resolve(declared: dict[str, Option], given: dict[str, Any], owner: str) -> d
         except (TypeError, ValueError):
             raise UsageError(f"option {key!r} of {owner} must be {opt.type.__name__}, not {value!r}") from None
         if opt.minimum is not None and value < opt.minimum:
-            raise UsageError(f"option {key!r} of {owner} must be >= {opt.minimum}")
+            raise UsageError(f"option {key!r} of {owner} must be >= {opt.minimum}, not {value!r}")
         if opt.choices is not None and value not in opt.choices:
-            raise UsageError(f"option {key!r} of {owner} must be one of {', '.join(map(str, opt.choices))}")
+            raise UsageError(f"option {key!r} of {owner} must be one of {', '.join(map(str, opt.choices))}, "
+                             f"not {value!r}")
         out[key] = value
     return out
 

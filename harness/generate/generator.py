@@ -101,7 +101,7 @@ class Settings:
                                        or sum(self.fleet.values()) == 0):
             raise UsageError("--fleet needs at least one ship and positive lengths")
         if self.certify_limit_s <= 0:
-            raise UsageError("--certify-limit must be positive")
+            raise UsageError(f"--certify-limit must be positive, not {self.certify_limit_s:g}")
 
     def fleet_for(self) -> dict[int, int]:
         if self.fleet is not None:

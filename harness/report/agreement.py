@@ -44,6 +44,7 @@ import pandas as pd
 
 from harness.errors import InputError
 from harness.report.data import clean as _clean
+from harness.report.data import instance_key
 
 KINDS = ("wrong-board", "unsat-vs-sat", "count-mismatch", "repetitions-disagree",
          "expected-status", "expected-count")
@@ -516,6 +517,35 @@ def load_manifest(path: str | Path) -> dict[str, dict]:
     return out
 
 
+def manifest_coverage(df: pd.DataFrame, manifest: dict[str, dict] | None) -> tuple[int, int]:
+    """``(judged, instances)``: how many of the store's instances have an expectation in ``manifest``.
+
+    An instance (``instance_key``) is judged when one of its runs' ``instance_hash`` has a
+    manifest entry with ``expected_status`` or ``expected_count``.
+    """
+    keys = instance_key(df)
+    expects = {h for h, e in (manifest or {}).items() if "expected_status" in e or "expected_count" in e}
+    judged = keys[df["instance_hash"].astype("string").isin(expects).fillna(False).astype(bool)]
+    return judged.nunique(), keys.nunique()
+
+
+def manifest_sentence(df: pd.DataFrame, manifest: dict[str, dict] | None, path: Any) -> str:
+    """What the store's instances were compared against in the manifest at ``path``; "" if none of them."""
+    judged, total = manifest_coverage(df, manifest)
+    if not judged:
+        return ""
+    try:  # as the user would write it, where it is under the working directory
+        path = Path(path).resolve().relative_to(Path.cwd())
+    except ValueError:
+        pass
+    if judged == total:
+        return f"expected statuses: all {total} instances from {path}" if total > 1 else \
+            f"expected statuses: the instance from {path}"
+    rest = total - judged
+    return (f"expected statuses: {judged} of {total} instances from {path}; "
+            f"{rest} {'has' if rest == 1 else 'have'} no expectation")
+
+
 def find_manifest(start: str | Path) -> Path | None:
     """The nearest ``instances/MANIFEST.toml`` from ``start`` upwards, then in the current directory."""
     start = Path(start).resolve()
@@ -584,4 +614,4 @@ def render_problems(problems: list[Problem], width: int = 100) -> str:
 
 
 __all__ = ["KINDS", "Problem", "board_id", "check_agreement", "load_manifest", "find_manifest",
-           "render_problems"]
+           "manifest_coverage", "manifest_sentence", "render_problems"]

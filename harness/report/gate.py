@@ -31,7 +31,7 @@ from typing import TextIO
 from harness.core.failures import group_failures, render_failures
 from harness.core.thresholds import Given, Thresholds, from_options, parse_check, unmatched
 from harness.errors import InputError, UsageError
-from harness.report.agreement import find_manifest, load_manifest, render_problems
+from harness.report.agreement import find_manifest, load_manifest, manifest_sentence, render_problems
 from harness.report.completeness import Campaign, load_campaign
 from harness.report.regression import compare, improvements, matches, render_regressions, timed, wall_fallbacks
 from harness.report.sections import all_problems, parts_of, unknown_note
@@ -156,10 +156,12 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
               f"({_plural(n_inst, 'instance')}, {_plural(n_pairs, 'pair')})", file=out)
         failures.append(_plural(len(problems), "disagreement"))
     else:
-        where = f"; expected statuses from {manifest_path}" if manifest_path else ""
         said = [s for s in (p.section.agreement(p.frame(df)) for p in parts) if s]
         print(f"agreement: {_plural(len(df), 'run')}, {_plural(n_inst, 'instance')}, {_plural(n_pairs, 'pair')}: "
-              f"{'; '.join(said) or 'all pairs agree'}{where}", file=out)
+              f"{'; '.join(said) or 'all pairs agree'}", file=out)
+    expected = manifest_sentence(df, manifest, manifest_path)
+    if expected:
+        print(expected, file=out)
 
     # the stored verdicts, judged again from the subject files
     for part in parts:

@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.core.stats import mean_ci95
+from harness.core.stats import mean_ci95, paired_difference
 from harness.report.agreement import Problem
 
 
@@ -88,15 +88,12 @@ def paired_table(df: pd.DataFrame) -> pd.DataFrame:
         inst = t.iloc[0]["instance"]
         games = rows[(rows["board"] == key) & rows["ended"]]
         same_game = ["seed", "repetition"]
-        base = games[games["pair"] == best].set_index(same_game)["shots"]
+        base = games[games["pair"] == best].set_index(same_game)["shots"].to_dict()
         for pair in t["pair"]:
-            other = games[games["pair"] == pair].set_index(same_game)["shots"]
-            both = base.index.intersection(other.index)
-            diff = (other.loc[both] - base.loc[both]).astype(float)
-            mean, half = mean_ci95(diff.tolist())
-            out.append({"board": key, "instance": inst, "pair": pair, "against": best, "paired_games": len(diff),
-                        "mean_diff": mean, "ci95_low": mean - half, "ci95_high": mean + half,
-                        "better_games": int((diff < 0).sum()), "worse_games": int((diff > 0).sum())})
+            d = paired_difference(base, games[games["pair"] == pair].set_index(same_game)["shots"].to_dict())
+            out.append({"board": key, "instance": inst, "pair": pair, "against": best, "paired_games": d.games,
+                        "mean_diff": d.mean, "ci95_low": d.mean - d.half, "ci95_high": d.mean + d.half,
+                        "better_games": d.better, "worse_games": d.worse})
     return pd.DataFrame(out)
 
 

@@ -6,8 +6,13 @@ cleared with ``\\x1b[K``, redrawn on every update but at most ``MIN_REDRAW_S`` a
 has passed since the last printed line, and always a final line.  Time comes from an
 injectable ``clock`` so that everything is testable with a fake clock and a StringIO.
 
-Runs resumed from the store count as done, and their statuses in the counts, but not in
-the rate behind the ETA: ``eta = elapsed / runs executed this session * runs remaining``.
+Runs resumed from the store count as done, and their statuses in the counts.  The ETA is
+the remaining runs' expected cost when the caller names them (``start(todo=...)``): per
+pair, the median ``wall_s`` of its runs known so far (stored or executed this session)
+times its runs still to go -- a pair with none yet costs the median of all known runs, or
+its time limit when none is known -- less what the runs in flight have already spent,
+spread over ``jobs`` parallel runs.  Without ``todo`` it is the session's rate:
+``elapsed / runs executed this session * runs remaining`` (None before the first run).
 
 The line names what is running (the longest-running run's instance, pair and elapsed
 time, and how many others), when the executor can tell (``Progress.running``).  It is
@@ -77,6 +82,7 @@ class Progress:
         title: str = "campaign",
         unit: str = "run",
         resumed: str = "already stored",
+        jobs: int = 1,
     ) -> None:
         self.total = int(total)
         self.title = title  # the header's first word: campaign, generate
@@ -86,12 +92,16 @@ class Progress:
         self.live = _isatty(self.stream) if live is None else bool(live)
         self.interval_s = float(interval_s)
         self.clock = clock
+        self.jobs = max(1, int(jobs))
         self.counts = dict.fromkeys(STATUSES, 0)
         self.other = 0  # records whose status is none of STATUSES
         self.already_done = 0
         self.executed = 0
         self.running: Callable[[], list[tuple[str, str, float]]] | None = None
         """What is running now: (instance, pair, seconds so far) per run in flight."""
+        self._left: dict[str, int] | None = None  # per pair: runs still to go (None: not told)
+        self._limit: dict[str, float] = {}  # per pair: the longest time limit of its runs to go
+        self._walls: dict[str, list[float]] = {}  # per pair: wall_s of its runs known so far
         self._t0: float | None = None
         self._last_print: float | None = None  # plain mode: when the last line was written
         self._last_draw: float | None = None  # live mode: when the line was last redrawn
@@ -118,12 +128,29 @@ class Progress:
         return 0.0 if self._t0 is None else max(0.0, self.clock() - self._t0)
 
     def eta(self) -> float | None:
-        """Seconds still to go at this session's rate; None before the first run executed."""
+        """Seconds still to go: the remaining runs' expected cost (see the module), or this session's rate."""
         if self.remaining == 0:
             return 0.0
-        if self.executed == 0:
-            return None
-        return self.elapsed() / self.executed * self.remaining
+        if self._left is None:
+            return None if self.executed == 0 else self.elapsed() / self.executed * self.remaining
+        left = sum(self._left.values())
+        if left == 0:
+            return 0.0
+        known = [w for walls in self._walls.values() for w in walls]
+        typical = statistics.median(known) if known else None
+
+        def expected(pair: str) -> float | None:
+            walls = self._walls.get(pair)
+            if walls:
+                return statistics.median(walls)
+            return typical if typical is not None else self._limit.get(pair)
+
+        each = {pair: expected(pair) for pair, n in self._left.items() if n}
+        if None in each.values():  # a pair with no known run and no time limit
+            return None if self.executed == 0 else self.elapsed() / self.executed * self.remaining
+        cost = sum(n * (each.get(pair) or 0.0) for pair, n in self._left.items())
+        cost -= sum(min(secs, each.get(pair) or 0.0) for _, pair, secs in self._in_flight())
+        return max(0.0, cost) / min(self.jobs, left)
 
     def _in_flight(self) -> list[tuple[str, str, float]]:
         if self.running is None:
@@ -191,10 +218,14 @@ class Progress:
 
     # ---- events ------------------------------------------------------------------
 
-    def start(self, already_done: int = 0, stored: list[dict[str, Any]] | None = None) -> None:
+    def start(self, already_done: int = 0, stored: list[dict[str, Any]] | None = None,
+              todo: list[tuple[str, float | None]] | None = None) -> None:
         """Begin: ``already_done`` runs were resumed from the store and are not executed again.
 
-        ``stored``: their records, whose statuses are counted from the start.
+        ``stored``: their records, whose statuses are counted from the start and whose
+        ``wall_s`` per ``pair`` the ETA expects of the pair's remaining runs; ``todo``: the
+        runs to execute as ``(pair, time limit in seconds)`` (without it, the ETA is the
+        session's rate).
         """
         self.already_done = max(0, int(already_done))
         for record in stored or []:
@@ -203,6 +234,13 @@ class Progress:
                 self.counts[status] += 1
             else:
                 self.other += 1
+            self._known(record)
+        if todo is not None:
+            self._left = {}
+            for pair, limit in todo:
+                self._left[pair] = self._left.get(pair, 0) + 1
+                if limit is not None:
+                    self._limit[pair] = max(self._limit.get(pair, 0.0), float(limit))
         self._t0 = self.clock()
         to_execute = max(0, self.total - self.already_done)
         self._write(
@@ -223,7 +261,16 @@ class Progress:
         else:
             self.other += 1
         self.executed += 1
+        self._known(record)
+        pair = str(record.get("pair"))
+        if self._left and self._left.get(pair, 0) > 0:
+            self._left[pair] -= 1
         self._refresh()
+
+    def _known(self, record: dict[str, Any]) -> None:
+        wall = _seconds(record.get("wall_s"))
+        if wall is not None:
+            self._walls.setdefault(str(record.get("pair")), []).append(wall)
 
     def tick(self) -> None:
         """Called periodically even without updates: live mode refreshes, plain mode may print."""

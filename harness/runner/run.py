@@ -108,8 +108,8 @@ def run_campaign(
         done = {r["run_id"] for r in stored}
         todo = [s for s in specs if s.run_id not in done]
         outcome = CampaignOutcome(output, len(specs), len(specs) - len(todo), 0)
-        progress = Progress(len(specs), stream=stream, live=live, interval_s=interval_s)
-        progress.start(outcome.resumed, stored)
+        progress = Progress(len(specs), stream=stream, live=live, interval_s=interval_s, jobs=config.jobs)
+        progress.start(outcome.resumed, stored, [(s.pair.label, s.limits.time_s) for s in todo])
         if not todo:
             progress.close()
         else:

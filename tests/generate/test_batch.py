@@ -66,7 +66,7 @@ def test_dask_local_cluster_makes_the_same_puzzles(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["--jobs", "0"], "--jobs"),
+    (["--jobs", "0"], "--jobs must be >= 1, not 0"),
     (["--executor", "local", "--scheduler", "tcp://x:1"], "--scheduler"),
     (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler"),
 ])

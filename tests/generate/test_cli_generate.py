@@ -47,7 +47,8 @@ def test_unsat_without_a_cause_cycles_through_causes(tmp_path):
     (["--certify", "sat/nope"], "nope"),
     (["--hints", "lots"], "--hints"),
     (["--unsat", "sideways"], "--unsat"),
-    (["--number", "0"], "--number"),
+    (["--number", "0"], "--number must be >= 1, not 0"),
+    (["--question-limit", "0"], "--question-limit must be a positive number of seconds, not 0"),
     (["--unknown-clues", "1.5"], "--unknown-clues"),
 ])
 def test_bad_arguments_are_one_line_and_write_nothing(tmp_path, capsys, argv, needle):

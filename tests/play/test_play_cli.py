@@ -25,6 +25,21 @@ def test_play_json_summarises_each_strategy_over_the_same_games(capsys):
         assert r["games"] == 30 and r["ci95"][0] < r["mean_shots"] < r["ci95"][1]
         assert 7 <= r["p5"] <= r["median_shots"] <= r["p95"] <= r["worst"] <= 25
     assert rows[1]["mean_shots"] < rows[0]["mean_shots"]  # density beats random on the same fleets
+    assert "paired" not in rows[0]
+    p = rows[1]["paired"]  # every game ended: the mean paired difference is the difference of the means
+    assert p["against"] == "random" and p["games"] == 30 and p["better"] + p["worse"] <= 30
+    assert p["mean_diff"] == pytest.approx(rows[1]["mean_shots"] - rows[0]["mean_shots"])
+    assert p["ci95"][0] < p["mean_diff"] < p["ci95"][1] < 0
+
+
+def test_play_prints_the_paired_difference_of_each_strategy_from_the_first(capsys):
+    code, out, err = run(capsys, "play", "-s", "random", "-s", "density", "-s", "parity", "--games", "12",
+                         "--seed", "4", "--board", SMALL)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 5 and "paired vs" not in lines[0]
+    for k in (2, 4):
+        assert lines[k].lstrip().startswith("paired vs random: ") and " on 12 games (fewer shots in " in lines[k]
 
 
 def test_random_reproduces_the_exact_mean_on_the_standard_board(capsys):
@@ -164,7 +179,10 @@ def test_the_shipped_default_board_is_the_standard_game():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--seed", "-1"], "--seed must be >= 0"),
+    (["--seed", "-1"], "--seed must be >= 0, not -1"),
+    (["--games", "0"], "--games must be at least 1, not 0"),
+    (["--every", "0"], "--every must be at least 1, not 0"),
+    (["-s", "thompson", "-o", "block=0"], "option 'block' of strategy thompson must be >= 1, not 0"),
     (["--strip", "/nonexistent-folder/strip.png"], "no folder"),
     (["--strip", "strip.jpg"], "must end in .png"),
     (["--option", "block=5"], "several strategies play"),

@@ -168,7 +168,11 @@ def test_report_writes_html_markdown_csv_and_plots(tmp_path, capsys):
     assert {"index.html", "summary.md", "pairs.csv", "cactus.png"} <= names
     assert main(["report", str(tmp_path / "r")]) == 0  # default: RESULTS/report
     assert (tmp_path / "r" / "report" / "index.html").is_file()
+    capsys.readouterr()
     assert main(["report", str(tmp_path / "r"), "--shift", "-1"]) == 2
+    assert "--shift must be >= 0, not -1" in capsys.readouterr().err
+    assert main(["check", str(tmp_path / "r"), "--ratio", "0.5"]) == 2
+    assert "--ratio must be > 1, not 0.5" in capsys.readouterr().err
 
 
 def test_report_onto_a_file_is_one_line(tmp_path, capsys):

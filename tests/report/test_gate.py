@@ -136,3 +136,30 @@ def test_a_stored_status_its_answer_does_not_give_fails(tmp_path):
     miscounted = [runs[0], dict(runs[1], count=2)]
     code, text = check(make_store(tmp_path / "miscounted", miscounted))
     assert code == 1 and "stored 'count 2', judged again '1 boards stored'" in text, text
+
+
+def _manifest(path, *names: str) -> str:
+    import hashlib
+
+    path.write_text("".join(f'[[instance]]\nname = "{n}"\ncontent_hash = "{hashlib.sha256(n.encode()).hexdigest()[:16]}"\n'
+                            f'expected_status = "sat"\n\n' for n in names), encoding="utf-8")
+    return str(path)
+
+
+def test_check_says_what_each_instance_was_compared_against_in_the_manifest(tmp_path, monkeypatch):
+    store = make_store(tmp_path / "r", clean())  # instances i1, i2, i3
+    some = _manifest(tmp_path / "some.toml", "i1", "elsewhere")
+    code, text = check(store, manifest=some)
+    assert code == 0 and f"expected statuses: 1 of 3 instances from {some}; 2 have no expectation" in text
+    every = _manifest(tmp_path / "every.toml", "i1", "i2", "i3")
+    assert f"expected statuses: all 3 instances from {every}\n" in check(store, manifest=every)[1]
+    monkeypatch.chdir(tmp_path)  # under the working directory: the path as one would write it
+    assert "expected statuses: 1 of 3 instances from some.toml; " in check(store, manifest=some)[1]
+
+
+def test_a_manifest_none_of_the_stores_instances_is_in_is_not_mentioned(tmp_path):
+    """A manifest that judged nothing must not read as passed: the old line said 'expected statuses from ...'."""
+    store = make_store(tmp_path / "r", clean())
+    other = _manifest(tmp_path / "MANIFEST.toml", "someone-elses")
+    code, text = check(store, manifest=other)
+    assert code == 0 and "expected statuses" not in text and other not in text and "manifest" not in text.lower()

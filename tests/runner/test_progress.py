@@ -100,6 +100,41 @@ def test_resumed_runs_count_as_done_but_not_in_the_rate():
     assert "[13/80  16%]" in p.line()
 
 
+def test_after_a_resume_the_eta_is_the_remaining_runs_expected_cost():
+    """The old ETA took the session's rate: a slow start (30 s to the first run of 1 s) said 0:29:30 for 0:00:59."""
+    p, clock, _ = plain(80)
+    stored = [rec(pair="fast", wall_s=w) for w in (0.5, 1.0, 1.5)] * 4  # 12 stored, median 1 s
+    p.start(already_done=12, stored=stored, todo=[("fast", 60.0)] * 60 + [("slow", 60.0)] * 8)
+    assert p.eta() == pytest.approx(60 * 1.0 + 8 * 1.0)  # "slow" has no run yet: the median of all known
+    clock.advance(30)
+    p.update(rec(pair="slow", wall_s=20.0))
+    assert p.eta() == pytest.approx(60 * 1.0 + 7 * 20.0)  # not 30 s / 1 run x 67
+    assert "eta 0:03:20" in p.line()
+
+
+def test_the_eta_falls_back_to_the_time_limit_spreads_over_jobs_and_counts_runs_in_flight():
+    p, clock, _ = plain(6, jobs=2)
+    p.start(todo=[("a", 10.0)] * 4 + [("b", 30.0)] * 2)
+    assert p.eta() == pytest.approx((4 * 10 + 2 * 30) / 2)  # nothing known: each run at its pair's limit
+    p.update(rec(pair="a", wall_s=2.0))
+    p.running = lambda: [("i", "a", 1.5), ("j", "b", 4.0)]
+    # a: 3 x 2 s, b: 2 x the median of all known (2 s); in flight 1.5 s and 2 s of theirs spent
+    assert p.eta() == pytest.approx((3 * 2 + 2 * 2 - 1.5 - 2) / 2)
+    for pair in ("a", "a", "a", "b"):
+        p.update(rec(pair=pair, wall_s=2.0))
+    p.running = None
+    assert p.eta() == pytest.approx(2.0 / 1)  # one run left: one job busy, not two
+
+
+def test_without_time_limits_or_known_runs_the_eta_is_the_sessions_rate():
+    p, clock, _ = plain(3)
+    p.start(todo=[("a", None)] * 3)
+    assert p.eta() is None
+    clock.advance(6)
+    p.update(rec(pair="b", wall_s=None))
+    assert p.eta() == pytest.approx(6 / 1 * 2)
+
+
 def test_counts_per_status_and_enum_statuses():
     p, _, _ = plain(6)
     p.start()

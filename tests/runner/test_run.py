@@ -57,6 +57,30 @@ def test_running_again_resumes_and_fresh_starts_over(tmp_path):
         assert len(store) == 10
 
 
+def test_a_resumed_campaign_tells_the_progress_which_runs_remain(tmp_path, monkeypatch):
+    """The ETA of a resume comes from the remaining runs' pairs and limits, not from the session's rate."""
+    import sqlite3
+
+    from harness.runner import run as run_module
+
+    cfg = write_config(tmp_path, FAKE, extra="jobs = 2")
+    quiet_run(cfg)
+    conn = sqlite3.connect(tmp_path / "out" / "results.sqlite")
+    conn.execute("DELETE FROM runs WHERE pair = 'fake/cell'")
+    conn.commit()
+    conn.close()
+    seen: list = []
+
+    class Seen(run_module.Progress):
+        def start(self, already_done=0, stored=None, todo=None):
+            seen.append((self.jobs, already_done, sorted({r["pair"] for r in stored}), todo))
+            super().start(already_done, stored, todo)
+
+    monkeypatch.setattr(run_module, "Progress", Seen)
+    assert quiet_run(cfg).executed == 5
+    assert seen == [(2, 5, ["fake/placement"], [("fake/cell", 5.0)] * 5)]
+
+
 def test_a_changed_config_is_refused_unless_fresh(tmp_path):
     cfg = write_config(tmp_path, FAKE)
     quiet_run(cfg)
