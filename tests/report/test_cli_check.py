@@ -171,8 +171,10 @@ def test_report_writes_html_markdown_csv_and_plots(tmp_path, capsys):
     capsys.readouterr()
     assert main(["report", str(tmp_path / "r"), "--shift", "-1"]) == 2
     assert "--shift must be >= 0, not -1" in capsys.readouterr().err
-    assert main(["check", str(tmp_path / "r"), "--ratio", "0.5"]) == 2
-    assert "--ratio must be > 1, not 0.5" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # refused by the parser, the value echoed
+        main(["check", str(tmp_path / "r"), "--ratio", "0.5"])
+    assert refused.value.code == 2
+    assert "argument --ratio: '0.5': the value must be a number > 1" in capsys.readouterr().err
 
 
 def test_report_onto_a_file_is_one_line(tmp_path, capsys):
