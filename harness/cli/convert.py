@@ -16,8 +16,8 @@ def add_parser(sub: Any) -> None:
     c = command(sub, NAME, "convert an instance between formats",
                 "Convert a puzzle between the formats: native (.toml), dzn (MiniZinc solbat data), ascii (seed-001, "
                 ".txt) and jolyonb (no extension); formats are told from the file names.",
-                ["battlebench convert instances/solbat/sb_12_12_5_0.toml sb.dzn",
-                 "battlebench convert sb.dzn - --to native"],
+                ["battlebench convert instances/solbat/sb_12_12_5_0.toml scratch/sb.dzn",
+                 "battlebench convert scratch/sb.dzn - --to native"],
                 {0: "written", 2: BAD_INPUT + " (or the target format cannot express the puzzle)"})
     c.add_argument("src", metavar="IN", help="the puzzle file")
     c.add_argument("dst", metavar="OUT", help="output file, or - for standard output")

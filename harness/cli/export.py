@@ -15,7 +15,7 @@ def add_parser(sub: Any) -> None:
     e = command(sub, NAME, "write a results store as a table for pandas",
                 "Write every stored run of a results store as one table, one row per run, the columns of the "
                 "store (docs/reference/records.md).",
-                ["battlebench export results/smoke", "battlebench export results/solbat --format parquet"],
+                ["battlebench export results/smoke", "battlebench export reports/solbat --format parquet --out scratch/solbat.parquet"],
                 {0: "the table was written", 2: BAD_INPUT + " (no store, a damaged one, a place it cannot write)"})
     e.add_argument("results", metavar="DIR", help="results directory (holds results.sqlite)")
     e.add_argument("--format", choices=("csv", "parquet"), default="csv", help="table format")

@@ -20,9 +20,9 @@ def add_parser(sub: Any) -> None:
                 "it that decodes a model back to a board, and MANIFEST.json (instance, format, formulation, "
                 "expected count where known, sha256), so other harnesses and solvers can use them "
                 "(docs/how-to/solver-binaries.md).",
-                ["battlebench write instances/solbat/*.toml --format cnf --out out/solbat-cnf",
+                ["battlebench write instances/solbat/*.toml --format cnf --out scratch/solbat-cnf",
                  "battlebench write instances/smoke/tiny_4x4.toml --formulation cell --out /tmp/cnf",
-                 "battlebench write instances/solbat/*.toml --format xcsp3 --out out/solbat-xcsp3"],
+                 "battlebench write instances/solbat/*.toml --format xcsp3 --out scratch/solbat-xcsp3"],
                 {0: "written", 2: BAD_INPUT + " (nothing is written when any puzzle cannot be read)"})
     c.add_argument("paths", nargs="+", metavar="PATH", help="puzzle files")
     c.add_argument("--format", default="cnf", help="the file format: cnf | wcnf | opb | lp | mps | smt2 | xcsp3 | "
