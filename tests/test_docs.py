@@ -223,8 +223,9 @@ def test_the_config_example_is_valid():
                           require_instances=True)
     assert config.task.label == "count-2" and config.limits.grace_s == 5
     assert [p.label for p in config.pairs] == ["sat[encoding=totalizer,solver=glucose4]/placement",
-                                                 "cpsat/placement",
+                                                 "cpsat/placement", "cpsat/placement~aa",  # its A/A control
                                                  "race[cpsat/placement,sat[solver=glucose4]/placement]"]
+    assert config.rank_by == "auto" and config.controls == ("cpsat/placement",)
     assert len(config.instance_paths) == 4 + 3  # the smoke directory and the seeds suite
 
 

@@ -405,9 +405,20 @@ def repetition_table(df: pd.DataFrame) -> pd.DataFrame:
     return table[REPETITION_COLUMNS].reset_index(drop=True)
 
 
+def _across_groups(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The pairs in rank order across measure groups: more solved first (instances solved compare whatever the
+    measure), then the group (CPU first), then the group's own order."""
+    if pairs.empty:
+        return pairs
+    order = pairs.assign(_solved=-pairs["solved"].astype("int64"), _group=pairs["measure"].map(_group_order),
+                         _rank=range(len(pairs)))
+    return order.sort_values(["_solved", "_group", "_rank"], kind="mergesort").drop(
+        columns=["_solved", "_group", "_rank"])
+
+
 def _best_per_cell(pairs: pd.DataFrame) -> pd.DataFrame:
-    """The best pair (first in rank order) of each backend × formulation."""
-    return pairs.drop_duplicates(["backend", "formulation"], keep="first")
+    """The best pair of each backend × formulation (the first of :func:`_across_groups`)."""
+    return _across_groups(pairs).drop_duplicates(["backend", "formulation"], keep="first")
 
 
 def _pivot(pairs: pd.DataFrame, value: str, dtype: str) -> pd.DataFrame:
@@ -447,7 +458,7 @@ def _best_of(pairs: pd.DataFrame, group: str, other: str, columns: list[str]) ->
     rows = []
     if not pairs.empty:
         for value in sorted(set(pairs[group])):
-            entries = pairs[pairs[group] == value]  # already in rank order
+            entries = _across_groups(pairs[pairs[group] == value])
             win = entries.iloc[0]
             runner = entries.iloc[1] if len(entries) > 1 else None
             comparable = runner is not None and runner["measure"] == win["measure"]  # not CPU against wall

@@ -575,7 +575,9 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
     for name in ("pivot_sgm", "pivot_solved"):
         parts += [f"<h3>{esc(TABLE_TITLES[name])}</h3>", html_table(tables[name])]
     parts.append('<p class="sub">Where several pairs share a backend and formulation (other options), '
-                 "the cell is the best of them; – where a backend lacks the formulation.</p>")
+                 "the cell is the best of them (most solved, then by its measure's rank); – where a backend "
+                 "lacks the formulation. Each time is in its pair's measure (the pairs table's measure column)."
+                 "</p>")
     parts.append('<h2 id="best-of">Best of</h2>')
     for name in ("best_formulation_per_backend", "best_backend_per_formulation"):
         parts += [f"<h3>{esc(TABLE_TITLES[name])}</h3>", html_table(tables[name])]

@@ -221,3 +221,17 @@ def test_report_command_takes_rank_by(tmp_path, capsys):
         main(["report", str(store), "--rank-by", "fast"])
     assert exit_info.value.code == 2
     assert "invalid choice: 'fast'" in capsys.readouterr().err
+
+
+def test_best_of_across_groups_takes_the_pair_that_solved_more(tmp_path):
+    # a one-core pair ranked by CPU solves 2 of 4, the same backend's parallel pair (ranked by wall) all 4:
+    # the CPU group comes first in the pairs table, but the backend's best is the one that solved more
+    one, split = "cpsat/placement", "cpsat[split=2]/placement"
+    runs = [timed(i, one, 1.0, 1.0) for i in INSTANCES[:2]] + [run(i, one, "timeout", 10.5) for i in INSTANCES[2:4]]
+    runs += [timed(i, split, 2.0, 4.0, options={"split": 2}) for i in INSTANCES[:4]]
+    tables = metrics.all_tables(frame(tmp_path, runs), 1.0)
+    assert list(tables["pairs"]["pair"]) == [one, split]  # two groups, CPU first
+    best = tables["best_formulation_per_backend"].set_index("backend")
+    assert best.loc["cpsat", "best_formulation"] == split and best.loc["cpsat", "runner_up"] == one
+    assert math.isnan(best.loc["cpsat", "ratio"])  # a CPU second against a wall second: no ratio
+    assert tables["pivot_solved"].set_index("formulation").loc["placement", "cpsat"] == 4
