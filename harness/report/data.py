@@ -10,7 +10,10 @@ The conventions every table, plot and check in :mod:`harness.report` follows:
 * a run is *solved* when its status is in :data:`SOLVED` (``sat`` or ``unsat``); a
   ``wrong`` run is not solved, nor are ``timeout``, ``memout`` and ``error`` runs;
 * a run's *ranking time* (:func:`ranking_time`) is its ``wall_s`` when solved and its
-  ``time_limit_s`` otherwise: an unsolved run counts at the limit, whatever it took.
+  ``time_limit_s`` otherwise: an unsolved run counts at the limit, whatever it took;
+* an instance's *family* (:func:`family`) is the directory its file lies in
+  (``instances/smoke/tiny_4x4.toml``: ``smoke``, the suite the instances manifest gives it),
+  its *size* (:func:`size`) ``rows x cols``.
 """
 
 from __future__ import annotations
@@ -60,6 +63,19 @@ def with_instance_key(df: pd.DataFrame) -> pd.DataFrame:
     return df.assign(**{INSTANCE_KEY: instance_key(df)})
 
 
+def family(df: pd.DataFrame) -> pd.Series:
+    """Each run's instance family: the name of the directory of ``instance_path`` ("" where it has none)."""
+    paths = df["instance_path"].astype(object)
+    return pd.Series([Path(str(p)).parent.name if clean(p) is not None else "" for p in paths],
+                     index=df.index, dtype=object, name="family")
+
+
+def size(df: pd.DataFrame) -> pd.Series:
+    """Each run's board size, ``"10x10"`` (rows x cols), "" where the store has no rows or cols."""
+    return pd.Series([f"{int(r)}x{int(c)}" if clean(r) is not None and clean(c) is not None else ""
+                      for r, c in zip(df["rows"], df["cols"])], index=df.index, dtype=object, name="size")
+
+
 def solved_mask(df: pd.DataFrame) -> pd.Series:
     """Plain bool per run: is its status ``sat`` or ``unsat``? (null status: False)."""
     return df["status"].isin(SOLVED).astype(bool)
@@ -83,8 +99,8 @@ def penalized_time(df: pd.DataFrame, k: float) -> pd.Series:
 
 __all__ = [
     "clean",
-    "INSTANCE_KEY", "SOLVED", "STATUSES", "instance_key", "load", "penalized_time",
-    "ranking_time", "solved_mask", "with_instance_key",
+    "INSTANCE_KEY", "SOLVED", "STATUSES", "family", "instance_key", "load", "penalized_time",
+    "ranking_time", "size", "solved_mask", "with_instance_key",
 ]
 
 
