@@ -131,3 +131,15 @@ def test_the_filters_combine_and_each_pair_keeps_its_measure(report, tmp_path):
     assert rows[A][SPEED_COLUMNS.index("tie")] == FILTERED
     total = got["statuses-table"][-1]
     assert total[0] == summary.TOTAL and total[1:4] == ["2", "1", "1"]  # runs, instances, solved
+
+
+def test_an_incomplete_campaign_ranks_the_filtered_speed_on_complete_instances_only(tmp_path):
+    stored = [r for r in RUNS if not (r["instance"] == "h2" and r["pair"] == B)]  # B's h2 run is missing
+    store = make_store(tmp_path / "r", stored, plan=RUNS)
+    written = write_report(store, tmp_path / "rep", measures=MEASURES)
+    df, order = load(store), list(pd.read_csv(written["pairs.csv"])["pair"])
+    got = tables(written["index.html"], "#f=hard", tmp_path)
+    assert got["shown"] == {"h1", "h2"}
+    assert got["statuses-table"] == statuses(df[df["instance"].isin({"h1", "h2"})], order)  # every stored run
+    assert got["speed-table"] == speed(df[df["instance"] == "h1"], order)  # the pairs are ranked on h1 only
+    assert "over the 1 of them every pair has results on" in got["note"]
