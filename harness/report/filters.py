@@ -1,4 +1,4 @@
-"""The page's filtered view: the run data as one JSON blob and the script that recomputes two tables from it.
+"""The page's filtered view: the run data as one JSON blob and the script that recomputes three tables from it.
 
 The matrix's filters (:mod:`harness.report.matrix`: name, kind of row, family, size,
 status; all in the page's ``#fragment``) hide instances; when they do, the matrix's
@@ -7,12 +7,14 @@ recomputes, over those instances only:
 
 * the statuses per pair (:mod:`harness.report.summary`): runs, instances, solved and
   every status and termination count, over every stored run;
-* the speed table: shifted geometric mean, its ratio to the best pair (most solved, then
-  smallest mean), PAR-2 and PAR-10, over the ranked runs (the instances every pair has
+* the pairs' outcome table (runs, instances, solved, each status, unique solves) and
+  speed table (shifted geometric mean, its ratio to the best pair: most solved, then
+  smallest mean; PAR-2 and PAR-10), over the ranked runs (the instances every pair has
   results on), with the report's conventions (:mod:`harness.report.metrics`): one cell
   per pair × instance (solved when more than half its runs are; its time the median over
   the runs), an unsolved run at its time limit, PAR-k at k × the limit.  Each pair's time
   is its declared measure, ``cpu_s`` or ``wall_s`` (``measures``; ``wall`` by default).
+  The rows keep the report's order.
 
 What cannot be recomputed in the browser (the bootstrap intervals, the ties, the other
 columns) shows ``– (filtered)``, and a note says "recomputed over N of M instances".
@@ -27,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.report.data import INSTANCE_KEY, clean, family, with_instance_key
+from harness.report.data import INSTANCE_KEY, STATUSES, clean, family, with_instance_key
 from harness.report.summary import TOTAL
 
 MEASURES = ("cpu", "wall")
@@ -58,16 +60,18 @@ def _number(value: Any) -> float | int | None:
     return int(number) if number.is_integer() and abs(number) < 2 ** 53 else number
 
 
-def run_data(df: pd.DataFrame, ranked: set[str] | frozenset[str], *, speed_pairs: list[str],
-             speed_columns: list[str], summary: pd.DataFrame, measures: Mapping[str, str] | None = None,
+def run_data(df: pd.DataFrame, ranked: set[str] | frozenset[str], *, pairs: list[str],
+             tables: Mapping[str, list[str]], summary: pd.DataFrame, measures: Mapping[str, str] | None = None,
              shift_s: float = 1.0) -> dict[str, Any]:
-    """The blob: every run of ``df`` (:data:`RUN_FIELDS`), each pair's measure, and the layout of both tables.
+    """The blob: every run of ``df`` (:data:`RUN_FIELDS`), each pair's measure, and the layout of the tables.
 
-    ``ranked``: the instance keys the pairs are ranked on; ``speed_pairs``, ``speed_columns``:
-    the speed table's rows and columns as shown; ``summary``: the statuses table as shown.
+    ``ranked``: the instance keys the pairs are ranked on; ``pairs``: the rows of the pairs
+    tables as shown (best first); ``tables``: the columns of each pairs table the script
+    rewrites, by the id of the element around it (``speed-table``: its columns); ``summary``: the
+    statuses table as shown.
     """
     df = with_instance_key(df)
-    pairs = sorted(set(df["pair"].astype(object)) | set(speed_pairs))
+    everyone = sorted(set(df["pair"].astype(object)) | set(pairs))
     runs = [{"pair": str(p), "instance": str(k), "name": str(n), "family": f, "rows": _number(r),
              "cols": _number(c), "status": clean(s), "termination": clean(t), "wall_s": _number(w),
              "cpu_s": _number(u), "time_limit_s": _number(lim), "ranked": str(k) in ranked}
@@ -75,9 +79,10 @@ def run_data(df: pd.DataFrame, ranked: set[str] | frozenset[str], *, speed_pairs
                 df["pair"], df[INSTANCE_KEY], df["instance"], family(df), df["rows"], df["cols"], df["status"],
                 df["termination"], df["wall_s"], df["cpu_s"], df["time_limit_s"])]
     return {
-        "shift_s": float(shift_s), "measures": measures_of(pairs, measures), "runs": runs,
-        "speed": {"pairs": list(speed_pairs), "columns": list(speed_columns)},
+        "shift_s": float(shift_s), "measures": measures_of(everyone, measures), "runs": runs,
+        "pairs": list(pairs), "tables": {name: list(columns) for name, columns in tables.items()},
         "summary": {"pairs": [str(p) for p in summary["pair"]], "columns": list(summary.columns), "total": TOTAL},
+        "statuses": list(STATUSES),
     }
 
 
@@ -90,7 +95,7 @@ def blob_html(data: dict[str, Any]) -> str:
 SCRIPT = """
 (function(){
 const blob=document.getElementById('bb-runs');if(!blob)return;
-const D=JSON.parse(blob.textContent),FILTERED='""" + FILTERED + """',ids=['statuses-table','speed-table'],saved={};
+const D=JSON.parse(blob.textContent),FILTERED='""" + FILTERED + """',ids=['statuses-table',...Object.keys(D.tables)],saved={};
 ids.forEach(id=>{const e=document.getElementById(id);if(e)saved[id]=e.innerHTML;});
 function fmt(x){if(x===null||x===undefined||Number.isNaN(x))return '–';if(!Number.isFinite(x))return x>0?'∞':'-∞';
  if(x===0)return '0';const a=Math.abs(x);
@@ -105,7 +110,7 @@ function mean(a){const s=a.filter(Number.isFinite);return s.length?s.reduce((x,y
 function solved(r){return r.status==='sat'||r.status==='unsat';}
 function time(r,k){const m=D.measures[r.pair]==='cpu'?r.cpu_s:r.wall_s;return solved(r)?num(m):k*num(r.time_limit_s);}
 function cells(runs){const by={};runs.forEach(r=>{const p=by[r.pair]=by[r.pair]||{};(p[r.instance]=p[r.instance]||[]).push(r);});
- const out={};Object.keys(by).forEach(p=>{out[p]=Object.values(by[p]).map(l=>({
+ const out={};Object.keys(by).forEach(p=>{out[p]=Object.entries(by[p]).map(([k,l])=>({key:k,
   solved:2*l.filter(solved).length>l.length,t:median(l.map(r=>time(r,1))),
   par2:median(l.map(r=>time(r,2))),par10:median(l.map(r=>time(r,10)))}));});return out;}
 function sgm(ts){const s=ts.filter(x=>!Number.isNaN(x));if(!s.length)return NaN;
@@ -121,16 +126,20 @@ function summary(runs){const C=cells(runs),cols=D.summary.columns;
  const solvedOf=p=>(C[p]||[]).filter(c=>c.solved).length;
  return D.summary.pairs.map(p=>{if(p!==D.summary.total)return row(p,runs.filter(r=>r.pair===p),solvedOf(p));
   return row(p,runs,Object.keys(C).reduce((s,q)=>s+solvedOf(q),0));});}
-function speed(runs){const C=cells(runs.filter(r=>r.ranked)),S={};
- D.speed.pairs.forEach(p=>{const c=C[p]||[];S[p]={solved:c.filter(x=>x.solved).length,sgm:sgm(c.map(x=>x.t)),
-  par2:mean(c.map(x=>x.par2)),par10:mean(c.map(x=>x.par10))};});
- const best=D.speed.pairs.slice().sort((a,b)=>(S[b].solved-S[a].solved)||
-  ((Number.isNaN(S[a].sgm)?Infinity:S[a].sgm)-(Number.isNaN(S[b].sgm)?Infinity:S[b].sgm))||(a<b?-1:a>b?1:0))[0];
- return D.speed.pairs.map(p=>{const s=S[p],w=best?S[best].sgm:NaN,ratio=(w>0)?s.sgm/w:NaN;
-  return D.speed.columns.map(c=>{if(c==='pair')return null;if(c==='sgm_s')return fmt(s.sgm);
-   if(c==='sgm_s [95% CI]')return fmt(s.sgm)+' ['+FILTERED+']';if(c==='× winner [95% CI]')return fmt(ratio)+' ['+FILTERED+']';
-   if(c==='sgm_ratio')return fmt(ratio);if(c==='par2_s')return fmt(s.par2);if(c==='par10_s')return fmt(s.par10);
-   if(c==='solved')return String(s.solved);return FILTERED;});});}
+function scores(runs){const rr=runs.filter(r=>r.ranked),C=cells(rr),S={},by={};
+ Object.values(C).forEach(c=>c.forEach(x=>{if(x.solved)by[x.key]=(by[x.key]||0)+1;}));
+ D.pairs.forEach(p=>{const c=C[p]||[],mine=rr.filter(r=>r.pair===p),n={};mine.forEach(r=>{n[r.status]=(n[r.status]||0)+1;});
+  S[p]={runs:mine.length,instances:c.length,solved:c.filter(x=>x.solved).length,n:n,
+   unique:c.filter(x=>x.solved&&by[x.key]===1).length,sgm:sgm(c.map(x=>x.t)),
+   par2:mean(c.map(x=>x.par2)),par10:mean(c.map(x=>x.par10))};});
+ const key=p=>Number.isNaN(S[p].sgm)?Infinity:S[p].sgm;
+ const best=D.pairs.slice().sort((a,b)=>(S[b].solved-S[a].solved)||(key(a)-key(b))||(a<b?-1:a>b?1:0))[0];
+ const w=best?S[best].sgm:NaN;D.pairs.forEach(p=>{S[p].ratio=(w>0)?S[p].sgm/w:NaN;});return S;}
+function cell(s,c){if(c==='pair')return null;
+ if(c==='runs'||c==='instances'||c==='solved')return String(s[c]);if(c==='unique_solves')return String(s.unique);
+ if(D.statuses.includes(c))return String(s.n[c]||0);if(c==='sgm_s')return fmt(s.sgm);if(c==='sgm_ratio')return fmt(s.ratio);
+ if(c==='sgm_s [95% CI]')return fmt(s.sgm)+' ['+FILTERED+']';if(c==='× winner [95% CI]')return fmt(s.ratio)+' ['+FILTERED+']';
+ if(c==='par2_s')return fmt(s.par2);if(c==='par10_s')return fmt(s.par10);return FILTERED;}
 document.addEventListener('mx-filter',ev=>{const keys=new Set(ev.detail.keys),total=ev.detail.total;
  const notes=document.querySelectorAll('.filtered-note');
  if(keys.size>=total){ids.forEach(id=>{const e=document.getElementById(id);if(e&&id in saved)e.innerHTML=saved[id];});
@@ -138,9 +147,10 @@ document.addEventListener('mx-filter',ev=>{const keys=new Set(ev.detail.keys),to
  ids.forEach(id=>{const e=document.getElementById(id);if(e&&id in saved)e.innerHTML=saved[id];});
  const runs=D.runs.filter(r=>keys.has(r.instance));
  const ranked=new Set(runs.filter(r=>r.ranked).map(r=>r.instance)).size;
- fill('statuses-table',summary(runs));fill('speed-table',speed(runs));
+ fill('statuses-table',summary(runs));const S=scores(runs);
+ Object.entries(D.tables).forEach(([id,cols])=>fill(id,D.pairs.map(p=>cols.map(c=>cell(S[p],c)))));
  const text='Recomputed over '+keys.size+' of '+total+' instances (the matrix\\'s filter'+
-  (ranked<keys.size?'; the speed table over the '+ranked+' of them every pair has results on':'')+
+  (ranked<keys.size?'; the pairs tables over the '+ranked+' of them every pair has results on':'')+
   '): bootstrap intervals, ties and the columns marked '+FILTERED+' need every instance.';
  notes.forEach(n=>{n.textContent=text;n.hidden=false;});});
 })();

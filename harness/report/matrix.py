@@ -205,7 +205,7 @@ def matrix_html(df: pd.DataFrame, pairs: list[str]) -> str:
         "(unsolved last); hover a cell for its statuses, termination and message. A link can carry the "
         "view: <code>index.html#q=REGEX&amp;k=fail|wrong|differ&amp;f=FAMILY&amp;size=ROWSxCOLS&amp;s=STATUS"
         "&amp;sort=COLUMN&amp;dir=desc</code> (s: a pair's cell has that status). A filter recomputes the "
-        "statuses per pair and the speed table over the instances shown.</p>",
+        "statuses per pair and the pairs' outcome and speed tables over the instances shown.</p>",
         '<div class="scroll"><table class="matrix" id="matrix"><thead><tr><th>instance</th>',
     ]
     out += [f"<th>{_label(p)}</th>" for p in columns]

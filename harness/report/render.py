@@ -5,9 +5,9 @@
 * ``index.html``: one self-contained page (inline CSS and script, every figure inlined
   as a base64 PNG, no external reference) that opens offline: whether the campaign is
   complete, the headline, the pairs tables, the statuses per pair, the instance × pair
-  matrix (sortable, filterable; a filter recomputes the statuses and the speed table over
-  the instances shown, :mod:`harness.report.filters`), the failures with their messages, the disputed boards drawn, the
-  formulation × backend pivots, the best-of tables, the virtual best, repetitions (if
+  matrix (sortable, filterable; a filter recomputes the statuses and the outcome and speed
+  tables over the instances shown, :mod:`harness.report.filters`), the failures with their messages,
+  the disputed boards drawn, the formulation × backend pivots, the best-of tables, the virtual best, repetitions (if
   any), the figures, the campaign's provenance and how to read the measures;
 * ``summary.md``: the same headline and tables as GitHub Markdown, rounded, with the
   figures linked;
@@ -502,9 +502,9 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
         '<h2 id="pairs">Pairs</h2>',
         '<p class="sub">Best first: most instances solved, then smallest shifted geometric mean; ranked on '
         "the instances every pair has results on.</p>",
-        "<h3>Outcome</h3>",
-        html_table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]], first_row_class="best"),
-        "<h3>Speed</h3>", '<p class="note filtered-note" hidden></p><div id="speed-table">',
+        '<p class="note filtered-note" hidden></p><h3>Outcome</h3><div id="outcome-table">',
+        html_table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]], first_row_class="best"), "</div>",
+        '<h3>Speed</h3><div id="speed-table">',
         html_table(pairs[[c for c in SPEED_COLUMNS if c in pairs.columns]], first_row_class="best"), "</div>",
         "<h3>Model and resources</h3>",
         html_table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]),
@@ -688,9 +688,11 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
         headline = next((h for section, t, _ in own if (h := section.headline(t))), None)
     if headline is None:
         headline = headline_of(ranked, shift_s, completeness=completeness, all_runs=df)
-    speed = [c for c in SPEED_COLUMNS if c in display_pairs(pairs).columns]
-    blob = filters.run_data(df, frozenset(completeness.ranked), speed_pairs=order, speed_columns=speed,
-                            summary=statuses, measures=measures, shift_s=shift_s)
+    shown = display_pairs(pairs).columns
+    layout = {"outcome-table": [c for c in OUTCOME_COLUMNS if c in shown],  # the divs of _html's pairs tables
+              "speed-table": [c for c in SPEED_COLUMNS if c in shown]}
+    blob = filters.run_data(df, frozenset(completeness.ranked), pairs=order, tables=layout, summary=statuses,
+                            measures=measures, shift_s=shift_s)
     sections = {
         "statuses": summary.statuses_html(statuses, html_table) + filters.blob_html(blob),
         "completeness": _completeness_html(completeness),

@@ -33,10 +33,11 @@ def test_an_instances_family_is_its_directory_and_its_size_rows_x_cols(tmp_path)
 def test_the_blob_holds_every_run_and_each_pairs_measure(tmp_path):
     df = frame(tmp_path)
     table = summary.status_table(df, [A, B])
-    data = filters.run_data(df, frozenset({"instances/easy/e1.toml"}), speed_pairs=[A, B],
-                            speed_columns=["pair", "par2_s"], summary=table, measures={A: "cpu"}, shift_s=0.5)
+    data = filters.run_data(df, frozenset({"instances/easy/e1.toml"}), pairs=[A, B],
+                            tables={"speed-table": ["pair", "par2_s"]}, summary=table, measures={A: "cpu"},
+                            shift_s=0.5)
     assert data["measures"] == {A: "cpu", B: "wall"}  # wall where none is declared
-    assert data["shift_s"] == 0.5 and data["speed"] == {"pairs": [A, B], "columns": ["pair", "par2_s"]}
+    assert data["shift_s"] == 0.5 and data["pairs"] == [A, B] and data["tables"] == {"speed-table": ["pair", "par2_s"]}
     assert data["summary"]["pairs"] == [A, B, summary.TOTAL] and data["summary"]["total"] == summary.TOTAL
     assert data["summary"]["columns"] == summary.SUMMARY_COLUMNS
     assert len(data["runs"]) == 4 and all(tuple(r) == filters.RUN_FIELDS for r in data["runs"])
@@ -56,7 +57,7 @@ def test_a_measure_is_cpu_or_wall(tmp_path):
 def test_the_blob_cannot_end_its_script_and_has_no_nan(tmp_path):
     df = frame(tmp_path, [run("x</script><b>", A, "error", None)])  # a name that would close the script
     table = summary.status_table(df)
-    data = filters.run_data(df, frozenset(), speed_pairs=[A], speed_columns=["pair"], summary=table)
+    data = filters.run_data(df, frozenset(), pairs=[A], tables={}, summary=table)
     page = filters.blob_html(data)
     blob = re.search(r'<script type="application/json" id="bb-runs">(.*?)</script>', page, re.S).group(1)
     assert "<" not in blob

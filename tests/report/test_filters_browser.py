@@ -18,7 +18,7 @@ from handstore import make_store, run
 from harness.report import metrics, summary
 from harness.report.data import load
 from harness.report.filters import FILTERED
-from harness.report.render import SPEED_COLUMNS, format_number, write_report
+from harness.report.render import OUTCOME_COLUMNS, SPEED_COLUMNS, format_number, write_report
 
 pytestmark = needs_chromium
 A, B = "sat/cell", "cpsat/placement"
@@ -61,7 +61,7 @@ def tables(page, fragment: str, tmp_path) -> dict[str, object]:
     """The statuses and speed tables' cells, the note and the matrix's visible rows, after the page's script ran."""
     dom, stderr = dump_dom(page, fragment, tmp_path / "profile")
     assert '<div id="speed-table">' in dom, stderr[-2000:]
-    out: dict[str, object] = {name: cells(dom, name) for name in ("statuses-table", "speed-table")}
+    out: dict[str, object] = {name: cells(dom, name) for name in ("statuses-table", "outcome-table", "speed-table")}
     notes = re.findall(r'<p class="note filtered-note"( hidden="")?>([^<]*)</p>', dom)
     assert len(notes) == 2
     out["note"] = None if notes[0][0] else html.unescape(notes[0][1])
@@ -76,23 +76,28 @@ def statuses(df: pd.DataFrame, order: list[str]) -> list[list[str]]:
     return [[str(v) for v in row] for row in table.itertuples(index=False)]
 
 
-def speed(df: pd.DataFrame, order: list[str]) -> list[list[str]]:
-    """The speed table as the script must write it over the runs of ``df``: each pair scored on its own measure."""
+def pairs_tables(df: pd.DataFrame, order: list[str]) -> tuple[list[list[str]], list[list[str]]]:
+    """The outcome and speed tables as the script must write them over the runs of ``df``: each pair scored on
+    its own measure, unique solves over all pairs."""
     scores = {}
     for pair in order:
         runs = df[df["pair"] == pair]
         if MEASURES[pair] == "cpu":
             runs = runs.assign(wall_s=runs["cpu_s"])  # the pair's time is its CPU time
         scores[pair] = metrics.pair_table(runs).iloc[0]
+    solved = metrics.instance_times(df).groupby("instance_key")["solved"].sum()  # pairs that solved each instance
     best = min(order, key=lambda p: (-scores[p]["solved"], scores[p]["sgm_s"], p))
-    rows = []
+    outcome, rows = [], []
     for pair in order:
         s = scores[pair]
+        mine = metrics.instance_times(df[df["pair"] == pair])
+        unique = int((mine["solved"] & (mine["instance_key"].map(solved) == 1)).sum())
+        outcome.append([pair, *(str(int(s[c])) for c in OUTCOME_COLUMNS[1:-1]), str(unique)])
         cell = {"pair": pair, "sgm_s [95% CI]": f"{format_number(s['sgm_s'])} [{FILTERED}]",
                 "× winner [95% CI]": f"{format_number(s['sgm_s'] / scores[best]['sgm_s'])} [{FILTERED}]",
                 "par2_s": format_number(s["par2_s"]), "par10_s": format_number(s["par10_s"])}
         rows.append([cell.get(c, FILTERED) for c in SPEED_COLUMNS])
-    return rows
+    return outcome, rows
 
 
 def test_unfiltered_the_tables_are_the_reports_own(report, tmp_path):
@@ -101,8 +106,10 @@ def test_unfiltered_the_tables_are_the_reports_own(report, tmp_path):
     got = tables(page, "", tmp_path)
     assert got["statuses-table"] == statuses(df, order) and got["note"] is None
     assert got["shown"] == {"e1", "e2", "h1", "h2"}
-    full = cells(page.read_text(encoding="utf-8"), "speed-table")  # the page as written: bootstrap intervals
+    written = page.read_text(encoding="utf-8")
+    full = cells(written, "speed-table")  # the page as written: bootstrap intervals
     assert got["speed-table"] == full and len(full) == 2 and "[" in full[0][1] and FILTERED not in str(full)
+    assert got["outcome-table"] == cells(written, "outcome-table") == pairs_tables(df, order)[0]
 
 
 @pytest.mark.parametrize("fragment, kept", [
@@ -116,7 +123,7 @@ def test_a_filter_recomputes_statuses_and_speed_over_the_instances_shown(report,
     got = tables(page, fragment, tmp_path)
     assert got["shown"] == names
     assert got["statuses-table"] == statuses(visible, order)
-    assert got["speed-table"] == speed(visible, order)
+    assert (got["outcome-table"], got["speed-table"]) == pairs_tables(visible, order)
     assert got["note"].startswith(f"Recomputed over {len(names)} of 4 instances")
 
 
@@ -141,5 +148,5 @@ def test_an_incomplete_campaign_ranks_the_filtered_speed_on_complete_instances_o
     got = tables(written["index.html"], "#f=hard", tmp_path)
     assert got["shown"] == {"h1", "h2"}
     assert got["statuses-table"] == statuses(df[df["instance"].isin({"h1", "h2"})], order)  # every stored run
-    assert got["speed-table"] == speed(df[df["instance"] == "h1"], order)  # the pairs are ranked on h1 only
+    assert (got["outcome-table"], got["speed-table"]) == pairs_tables(df[df["instance"] == "h1"], order)  # ranked
     assert "over the 1 of them every pair has results on" in got["note"]
