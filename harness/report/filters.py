@@ -92,18 +92,25 @@ def blob_html(data: dict[str, Any]) -> str:
     return f'<script type="application/json" id="bb-runs">{text}</script><script>{SCRIPT}</script>'
 
 
+FORMAT = """
+function even(x,d){const e=x.toFixed(70);  // exact; a tie to d decimals (…5000…) goes to even, as in Python
+ if(!/^50*$/.test(e.slice(e.indexOf('.')+1+d)))return x;const k=10**d,f=Math.floor(x*k);return (f%2===0?f:f+1)/k;}
+function fmt(x){if(x===null||x===undefined||Number.isNaN(x))return '–';if(!Number.isFinite(x))return x>0?'∞':'-∞';
+ if(x===0)return '0';const a=Math.abs(x);  // render.format_number's rounding
+ if(a>=10&&Number.isInteger(x))return x.toLocaleString('en-US');
+ if(a>=1000)return even(x,0).toLocaleString('en-US',{maximumFractionDigits:0});
+ if(a>=100)return even(x,0).toFixed(0);if(a>=10)return even(x,1).toFixed(1);if(a>=1)return even(x,2).toFixed(2);
+ if(a<1e-4)return x.toExponential(2).replace(/e([+-])(\\d)$/,'e$10$2');
+ return even(x,2-Math.floor(Math.log10(a))).toPrecision(3);}
+"""
+"""The script's number formatting, :func:`harness.report.render.format_number`'s (its rounding: ties to even)."""
+
 SCRIPT = """
 (function(){
 const blob=document.getElementById('bb-runs');if(!blob)return;
 const D=JSON.parse(blob.textContent),FILTERED='""" + FILTERED + """',ids=['statuses-table',...Object.keys(D.tables)],saved={};
 ids.forEach(id=>{const e=document.getElementById(id);if(e)saved[id]=e.innerHTML;});
-function fmt(x){if(x===null||x===undefined||Number.isNaN(x))return '–';if(!Number.isFinite(x))return x>0?'∞':'-∞';
- if(x===0)return '0';const a=Math.abs(x);
- if(a>=10&&Number.isInteger(x))return x.toLocaleString('en-US');
- if(a>=1000)return x.toLocaleString('en-US',{maximumFractionDigits:0});
- if(a>=100)return x.toFixed(0);if(a>=10)return x.toFixed(1);if(a>=1)return x.toFixed(2);
- if(a<1e-4)return x.toExponential(2).replace(/e([+-])(\\d)$/,'e$10$2');return x.toPrecision(3);}
-function num(v){return (v===null||v===undefined)?NaN:v;}
+""" + FORMAT + """function num(v){return (v===null||v===undefined)?NaN:v;}
 function median(a){const s=a.filter(Number.isFinite).sort((x,y)=>x-y),n=s.length;
  return n?(n%2?s[(n-1)/2]:(s[n/2-1]+s[n/2])/2):NaN;}
 function mean(a){const s=a.filter(Number.isFinite);return s.length?s.reduce((x,y)=>x+y,0)/s.length:NaN;}
@@ -157,4 +164,4 @@ document.addEventListener('mx-filter',ev=>{const keys=new Set(ev.detail.keys),to
 """
 
 
-__all__ = ["FILTERED", "MEASURES", "RUN_FIELDS", "SCRIPT", "blob_html", "measures_of", "run_data"]
+__all__ = ["FILTERED", "FORMAT", "MEASURES", "RUN_FIELDS", "SCRIPT", "blob_html", "measures_of", "run_data"]

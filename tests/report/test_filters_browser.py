@@ -8,6 +8,7 @@ taken as its time), and compared with what the page's script wrote into the tabl
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pandas as pd
@@ -17,7 +18,7 @@ from handstore import make_store, run
 
 from harness.report import metrics, summary
 from harness.report.data import load
-from harness.report.filters import FILTERED
+from harness.report.filters import FILTERED, FORMAT
 from harness.report.render import OUTCOME_COLUMNS, SPEED_COLUMNS, format_number, write_report
 
 pytestmark = needs_chromium
@@ -150,3 +151,16 @@ def test_an_incomplete_campaign_ranks_the_filtered_speed_on_complete_instances_o
     assert got["statuses-table"] == statuses(df[df["instance"].isin({"h1", "h2"})], order)  # every stored run
     assert (got["outcome-table"], got["speed-table"]) == pairs_tables(df[df["instance"] == "h1"], order)  # ranked
     assert "over the 1 of them every pair has results on" in got["note"]
+
+
+def test_the_script_rounds_numbers_as_the_report_does(tmp_path):
+    values = [0.0, 5e-05, 0.000123, 0.0123, 0.5, 0.5625, 0.999, 0.99951171875, 1.0, 1.005, 1.125, 2.675, 9.99, 10.0,
+              10.25, 10.75, 99.95, 122.5, 123.5, 999.4, 1234.5, 1235.5, 12345.0, 1e6]  # ties go to even in Python
+    page = tmp_path / "fmt.html"
+    page.write_text(f'<html><body><pre id="out"></pre><script>{FORMAT}\ndocument.getElementById("out")'
+                    f".textContent=JSON.stringify({json.dumps(values)}.map(fmt));</script></body></html>",
+                    encoding="utf-8")
+    dom, stderr = dump_dom(page, "", tmp_path / "profile")
+    out = re.search(r'<pre id="out">(.*?)</pre>', dom)
+    assert out, stderr[-2000:]
+    assert json.loads(html.unescape(out.group(1))) == [format_number(v) for v in values]
