@@ -66,9 +66,9 @@ def run_data(df: pd.DataFrame, ranked: set[str] | frozenset[str], *, pairs: list
     """The blob: every run of ``df`` (:data:`RUN_FIELDS`), each pair's measure, and the layout of the tables.
 
     ``ranked``: the instance keys the pairs are ranked on; ``pairs``: the rows of the pairs
-    tables as shown (best first); ``tables``: the columns of each pairs table the script
-    rewrites, by the id of the element around it (``speed-table``: its columns); ``summary``: the
-    statuses table as shown.
+    tables as shown (best first); ``tables``: for each pairs table the script rewrites, the
+    id of the element around it -> its columns as shown; ``summary``: the statuses table
+    as shown.
     """
     df = with_instance_key(df)
     everyone = sorted(set(df["pair"].astype(object)) | set(pairs))

@@ -37,9 +37,9 @@ TOTAL = "total"
 
 TITLE = "Statuses per pair"
 NOTE = ("Every stored run, ranked or not (the pairs table ranks on the instances every pair has results on): "
-        "status is the classified outcome (sat and unsat are solved; wrong is a board the verifier "
-        "rejected), termination why the run ended (solver-limit: the solver's own limit; refused: the "
-        "worker did not start the solver). solved counts instances, the other columns runs.")
+        "status is the classified outcome (sat and unsat are solved; wrong is a board the verifier rejected), "
+        "termination why the run ended (solver-limit: the solver stopped on its own time limit; refused: the "
+        "plugin declined the instance, it cannot express it). solved counts instances, the other columns runs.")
 
 
 def _counts(runs: pd.DataFrame, column: str, values: tuple[str, ...], prefix: str) -> dict[str, int]:
