@@ -158,7 +158,8 @@ document.addEventListener('mx-filter',ev=>{const keys=new Set(ev.detail.keys),to
  Object.entries(D.tables).forEach(([id,cols])=>fill(id,D.pairs.map(p=>cols.map(c=>cell(S[p],c)))));
  const text='Recomputed over '+keys.size+' of '+total+' instances (the matrix\\'s filter'+
   (ranked<keys.size?'; the pairs tables over the '+ranked+' of them every pair has results on':'')+
-  '): bootstrap intervals, ties and the columns marked '+FILTERED+' need every instance.';
+  '): bootstrap intervals, ties and the columns marked '+FILTERED+' need every instance; the headline, '+
+  'the model and resources table and everything below the matrix are the whole campaign\\'s.';
  notes.forEach(n=>{n.textContent=text;n.hidden=false;});});
 })();
 """
