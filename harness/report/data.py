@@ -22,6 +22,9 @@ The conventions every table, plot and check in :mod:`harness.report` follows:
 * an *A/A control* (:func:`is_control`) is a pair's second copy, run interleaved with it
   (label ``PAIR~aa``, :data:`harness.core.task.CONTROL_SUFFIX`): the report measures the
   machine's run-to-run noise from the two and ranks neither copy twice.
+* an instance's *family* (:func:`family`) is the directory its file lies in
+  (``instances/smoke/tiny_4x4.toml``: ``smoke``, the suite the instances manifest gives it),
+  its *size* (:func:`size`) ``rows x cols``.
 """
 
 from __future__ import annotations
@@ -81,6 +84,19 @@ def with_instance_key(df: pd.DataFrame) -> pd.DataFrame:
     if INSTANCE_KEY in df.columns:
         return df
     return df.assign(**{INSTANCE_KEY: instance_key(df)})
+
+
+def family(df: pd.DataFrame) -> pd.Series:
+    """Each run's instance family: the name of the directory of ``instance_path`` ("" where it has none)."""
+    paths = df["instance_path"].astype(object)
+    return pd.Series([Path(str(p)).parent.name if clean(p) is not None else "" for p in paths],
+                     index=df.index, dtype=object, name="family")
+
+
+def size(df: pd.DataFrame) -> pd.Series:
+    """Each run's board size, ``"10x10"`` (rows x cols), "" where the store has no rows or cols."""
+    return pd.Series([f"{int(r)}x{int(c)}" if clean(r) is not None and clean(c) is not None else ""
+                      for r, c in zip(df["rows"], df["cols"])], index=df.index, dtype=object, name="size")
 
 
 def solved_mask(df: pd.DataFrame) -> pd.Series:
@@ -227,9 +243,10 @@ def penalized_time(df: pd.DataFrame, k: float) -> pd.Series:
 
 __all__ = [
     "clean",
-    "INSTANCE_KEY", "MEASURES", "MEASURE_COLUMN", "MEASURE_WORDS", "Measures", "RANK_BY", "SOLVED", "STATUSES", "check_rank_by",
-    "configured_rank_by", "control_of", "cores", "instance_key", "is_control", "load", "measure_of", "measured_time",
-    "pair_measures", "penalized_time", "ranking_time", "solved_mask", "with_instance_key", "with_measures",
+    "INSTANCE_KEY", "MEASURES", "MEASURE_COLUMN", "MEASURE_WORDS", "Measures", "RANK_BY", "SOLVED", "STATUSES",
+    "check_rank_by", "configured_rank_by", "control_of", "cores", "family", "instance_key", "is_control", "load",
+    "measure_of", "measured_time", "pair_measures", "penalized_time", "ranking_time", "size", "solved_mask",
+    "with_instance_key", "with_measures",
 ]
 
 

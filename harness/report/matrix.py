@@ -2,12 +2,14 @@
 
 BenchExec's table-generator is the model: one row per instance, one column per pair,
 each cell coloured by status and holding the time, sortable by any column and filterable
-by instance name and by kind of row, in a page that needs no server and no network (the
+by instance name, by kind of row, by instance family and board size and by status, in a page that needs no server and no network (the
 script is inline).  Repetitions of one pair on one instance collapse into one cell: the
 most common status (ties: the worse, ``wrong`` always wins) and the median times.
 
 :func:`matrix_table` is the long-form table (``matrix.csv``); :func:`matrix_html` the
-HTML section.  Pure functions of the run frame.
+HTML section.  Pure functions of the run frame.  Each filter change sends the visible
+instance keys as a ``mx-filter`` event, for the tables :mod:`harness.report.filters`
+recomputes.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections import Counter
 import pandas as pd
 
 from harness.core.failures import first_line
-from harness.report.data import INSTANCE_KEY, clean, with_instance_key
+from harness.report.data import INSTANCE_KEY, clean, family, size, with_instance_key
 
 MATRIX_COLUMNS = ["instance", INSTANCE_KEY, "pair", "runs", "status", "statuses", "wall_s", "cpu_s",
                   "termination", "message"]
@@ -107,25 +109,32 @@ _SCRIPT = """
 (function(){
 const t=document.getElementById('matrix');if(!t)return;
 const body=t.tBodies[0],rows=Array.from(body.rows),q=document.getElementById('mx-q'),
-k=document.getElementById('mx-k'),n=document.getElementById('mx-n'),heads=Array.from(t.tHead.rows[0].cells);
+k=document.getElementById('mx-k'),n=document.getElementById('mx-n'),heads=Array.from(t.tHead.rows[0].cells),
+sel={f:document.getElementById('mx-f'),size:document.getElementById('mx-z'),s:document.getElementById('mx-s')};
 function kind(r){const s=Array.from(r.cells).slice(1).map(c=>c.dataset.s);
  const solved=s.filter(x=>x==='sat'||x==='unsat');
  return {fail:s.some(x=>x==='error'||x==='memout'||x==='timeout'||x==='missing'),
   wrong:s.includes('wrong'),differ:new Set(solved).size>1||(solved.length>0&&solved.length<s.length)};}
 const kinds=rows.map(kind);
 function apply(){let re=null;try{re=new RegExp(q.value,'i');}catch(e){re=null;}
- let shown=0;rows.forEach((r,i)=>{const name=r.cells[0].textContent;
+ let shown=0;const keys=[];rows.forEach((r,i)=>{const name=r.cells[0].textContent;
   let ok=re?re.test(name):name.toLowerCase().includes(q.value.toLowerCase());
-  const f=k.value;if(f&&!kinds[i][f])ok=false;r.style.display=ok?'':'none';if(ok)shown++;});
- n.textContent=shown+' of '+rows.length+' instances';}
+  const f=k.value;if(f&&!kinds[i][f])ok=false;
+  if(sel.f&&sel.f.value&&r.dataset.f!==sel.f.value)ok=false;if(sel.size&&sel.size.value&&r.dataset.z!==sel.size.value)ok=false;
+  if(sel.s&&sel.s.value&&!Array.from(r.cells).slice(1).some(c=>c.dataset.s===sel.s.value))ok=false;
+  r.style.display=ok?'':'none';if(ok){shown++;keys.push(r.dataset.key);}});
+ n.textContent=shown+' of '+rows.length+' instances';
+ document.dispatchEvent(new CustomEvent('mx-filter',{detail:{keys:keys,total:rows.length}}));}
 function sortBy(col,asc){heads.forEach(h=>{delete h.dataset.dir;});heads[col].dataset.dir=asc?'asc':'desc';
  const key=r=>col===0?r.cells[0].textContent:parseFloat(r.cells[col].dataset.v);
  rows.sort((a,b)=>{const x=key(a),y=key(b);const c=(typeof x==='string')?x.localeCompare(y):x-y;
   return asc?c:-c;});rows.forEach(r=>body.appendChild(r));}
 q.addEventListener('input',apply);k.addEventListener('change',apply);
+Object.values(sel).forEach(e=>{if(e)e.addEventListener('change',apply);});
 heads.forEach((th,col)=>{th.addEventListener('click',()=>sortBy(col,th.dataset.dir!=='asc'));});
 const p=new URLSearchParams(location.hash.slice(1));
 if(p.has('q'))q.value=p.get('q');if(p.has('k'))k.value=p.get('k');
+Object.entries(sel).forEach(([name,e])=>{if(e&&p.has(name))e.value=p.get(name);});
 const c=parseInt(p.get('sort'));if(c>=0&&c<heads.length)sortBy(c,p.get('dir')!=='desc');
 apply();})();
 """
@@ -152,6 +161,19 @@ def _label(pair: str) -> str:
     return out
 
 
+def _cells_of(size: str) -> tuple[int, str]:
+    rows, _, cols = size.partition("x")
+    return (int(rows) * int(cols), size) if rows.isdigit() and cols.isdigit() else (0, size)
+
+
+def _select(ident: str, everything: str, values: list[str], always: bool = False) -> str:
+    """A filter's drop-down (none when there is nothing to choose between, unless ``always``)."""
+    if len(values) < 2 and not always:
+        return ""
+    options = "".join(f'<option value="{html.escape(v)}">{html.escape(v)}</option>' for v in values)
+    return f'<select id="{ident}"><option value="">{html.escape(everything)}</option>{options}</select> '
+
+
 def matrix_html(df: pd.DataFrame, pairs: list[str]) -> str:
     """The matrix as an HTML section body (controls, legend, table and its inline script).
 
@@ -164,23 +186,34 @@ def matrix_html(df: pd.DataFrame, pairs: list[str]) -> str:
     instances = table.drop_duplicates(INSTANCE_KEY)[["instance", INSTANCE_KEY]]
     columns = list(pairs) + sorted(set(table["pair"]) - set(pairs))
     legend = " ".join(f'<span class="{STATUS_CLASS[s]}">{s}</span>' for s in reversed(SEVERITY))
+    df = with_instance_key(df)
+    where = pd.DataFrame({"key": df[INSTANCE_KEY].astype(object), "f": family(df), "z": size(df)}) \
+        .drop_duplicates("key").set_index("key")
+    statuses = [s for s in SEVERITY[::-1] if s in set(table["status"])] + sorted(set(table["status"]) - set(SEVERITY))
     out = [
         '<div class="mx-controls">Filter instances: <input id="mx-q" type="search" '
         'placeholder="name or regular expression"> <select id="mx-k">'
         '<option value="">all rows</option><option value="fail">a pair failed (timeout, memout, error, '
         'missing)</option><option value="wrong">a board was wrong</option>'
         '<option value="differ">pairs differ (sat / unsat / unsolved)</option></select> '
-        '<span id="mx-n" class="sub"></span></div>',
+        + _select("mx-f", "all families", sorted(set(where["f"]) - {""}))
+        + _select("mx-z", "all sizes", sorted(set(where["z"]) - {""}, key=_cells_of))
+        + _select("mx-s", "any status", statuses, always=True)
+        + '<span id="mx-n" class="sub"></span></div>',
         f'<p class="sub legend">{legend}<span class="st-none">no run</span> Each cell: wall time (s), '
         "CPU time below it; * marks repetitions that disagree in status. Click a column to sort "
         "(unsolved last); hover a cell for its statuses, termination and message. A link can carry the "
-        "view: <code>index.html#q=REGEX&amp;k=fail|wrong|differ&amp;sort=COLUMN&amp;dir=desc</code>.</p>",
+        "view: <code>index.html#q=REGEX&amp;k=fail|wrong|differ&amp;f=FAMILY&amp;size=ROWSxCOLS&amp;s=STATUS"
+        "&amp;sort=COLUMN&amp;dir=desc</code> (s: a pair's cell has that status). A filter recomputes the "
+        "statuses per pair and the pairs' outcome and speed tables over the instances shown.</p>",
         '<div class="scroll"><table class="matrix" id="matrix"><thead><tr><th>instance</th>',
     ]
     out += [f"<th>{_label(p)}</th>" for p in columns]
     out.append("</tr></thead><tbody>")
     for name, key in zip(instances["instance"], instances[INSTANCE_KEY]):
-        out.append(f'<tr><td title="{html.escape(str(key))}">{html.escape(str(name))}</td>'
+        f, z = (where.at[key, "f"], where.at[key, "z"]) if key in where.index else ("", "")
+        out.append(f'<tr data-key="{html.escape(str(key))}" data-f="{html.escape(f)}" data-z="{html.escape(z)}">'
+                   f'<td title="{html.escape(str(key))}">{html.escape(str(name))}</td>'
                    + "".join(_cell(by.get((key, p))) for p in columns) + "</tr>")
     out.append("</tbody></table></div>")
     out.append(f"<script>{_SCRIPT}</script>")

@@ -4,14 +4,15 @@
 
 * ``index.html``: one self-contained page (inline CSS and script, every figure inlined
   as a base64 PNG, no external reference) that opens offline: whether the campaign is
-  complete, the headline, the pairs tables, the instance × pair matrix (sortable,
-  filterable), the failures with their messages, the disputed boards drawn, the
-  formulation × backend pivots, the best-of tables, the virtual best, repetitions (if
+  complete, the headline, the pairs tables, the statuses per pair, the instance × pair
+  matrix (sortable, filterable; a filter recomputes the statuses and the outcome and speed
+  tables over the instances shown, :mod:`harness.report.filters`), the failures with their messages,
+  the disputed boards drawn, the formulation × backend pivots, the best-of tables, the virtual best, repetitions (if
   any), the figures, the campaign's provenance and how to read the measures;
 * ``summary.md``: the same headline and tables as GitHub Markdown, rounded, with the
   figures linked;
 * one CSV per table of :func:`harness.report.metrics.all_tables` (``pairs.csv``, ...),
-  unrounded, and ``matrix.csv``, ``failures.csv``, ``completeness.csv``;
+  unrounded, and ``matrix.csv``, ``failures.csv``, ``completeness.csv``, ``statuses.csv``;
 * one PNG per figure of :func:`harness.report.plots.all_figures` (``cactus.png``, ...);
   figures that make no sense for the store (no runs, a single pair) are skipped, the
   reason is printed in both documents and a stale PNG of that name is removed.
@@ -39,7 +40,7 @@ from typing import Any
 import pandas as pd
 
 from harness import __version__
-from harness.report import evidence, matrix, metrics, noise, plots, sizes
+from harness.report import evidence, filters, matrix, metrics, noise, plots, sizes, summary
 from harness.report.headline import headline as headline_of
 from harness.report.agreement import find_manifest, load_manifest
 from harness.errors import InputError
@@ -512,7 +513,7 @@ def _completeness_html(c: Completeness) -> str:
     return "".join(parts)
 
 
-MENU = {"pairs": "pairs", "matrix-section": "every run", "failures": "failures",
+MENU = {"pairs": "pairs", "statuses": "statuses", "matrix-section": "every run", "failures": "failures",
         "disagreements": "disagreements", "pivots": "formulation × backend", "best-of": "best of",
         "sizes": "by board size", "virtual-best": "virtual best", "repetitions": "repetitions",
         "figures": "figures", "campaign": "campaign", "files": "files"}
@@ -550,10 +551,10 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
         '<p class="sub">Best first: most instances solved, then smallest shifted geometric mean; ranked on '
         "the instances every pair has results on.</p>",
         f'<p class="sub" id="ranked-by">{esc(ranking)}</p>',
-        "<h3>Outcome</h3>",
-        html_table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]], first_row_class="best"),
-        "<h3>Speed</h3>",
-        html_table(pairs[[c for c in SPEED_COLUMNS if c in pairs.columns]], first_row_class="best"),
+        '<p class="note filtered-note" hidden></p><h3>Outcome</h3><div id="outcome-table">',
+        html_table(pairs[[c for c in OUTCOME_COLUMNS if c in pairs.columns]], first_row_class="best"), "</div>",
+        '<h3>Speed</h3><div id="speed-table">',
+        html_table(pairs[[c for c in SPEED_COLUMNS if c in pairs.columns]], first_row_class="best"), "</div>",
         "<h3>Model and resources</h3>",
         html_table(pairs[[c for c in RESOURCE_COLUMNS if c in pairs.columns]]),
         f'<h3 id="controls">{esc(TABLE_TITLES["controls"])}</h3>',
@@ -566,6 +567,7 @@ def _html(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFra
     ]
     parts += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _measures(shift_s)]
     parts.append("</dl>")
+    parts += [f'<h2 id="statuses">{esc(summary.TITLE)}</h2>', sections["statuses"]]
     parts += ['<h2 id="matrix-section">Every run: instance × pair</h2>', sections["matrix"]]
     for key, title, body in task_sections:
         parts += [f'<h2 id="{esc(key)}">{esc(title)}</h2>', body]
@@ -645,6 +647,7 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
            f"### {TABLE_TITLES['controls']}", "",
            *([table(tables["controls"]), "", CONTROLS_NOTE] if not tables["controls"].empty else
              ["_Not measured: the campaign declares no A/A controls ([report] controls in its config)._"]), ""]
+    out += summary.statuses_markdown(extra["statuses"], markdown_table)
     out += extra["task_markdown"]
     groups: pd.DataFrame = extra["failure_groups"]
     out += ["## Failures: errors, memouts and timeouts", ""]
@@ -685,8 +688,9 @@ def _markdown(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
     return "\n".join(out)
 
 
-EXTRA_TABLES = ("matrix", "failures", "completeness")
-"""CSV files written beside the metrics tables: every run's cell, every failed run, runs missing per pair."""
+EXTRA_TABLES = ("matrix", "failures", "completeness", "statuses")
+"""CSV files written beside the metrics tables: every run's cell, every failed run, runs missing per pair, the
+statuses per pair."""
 
 
 def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 1.0,
@@ -730,8 +734,10 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
         for part in parts:
             again = part.section.recheck(part.frame(disputed), results_dir)
             known.update(getattr(again, "instances", None) or {})
+    order = list(pairs["pair"]) if not pairs.empty else []
+    statuses = summary.status_table(df, order)
     extra_tables = {"matrix": matrix.matrix_table(df), "failures": evidence.failure_table(df),
-                    "completeness": completeness.by_pair}
+                    "completeness": completeness.by_pair, "statuses": statuses}
     own: list[tuple[Any, dict[str, pd.DataFrame], dict[str, Any]]] = []  # per part: its section, tables, figures
     for part in parts:
         frame = part.frame(df)
@@ -744,8 +750,13 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
         headline = next((h for section, t, _ in own if (h := section.headline(t))), None)
     if headline is None:
         headline = headline_of(ranked, shift_s, completeness=completeness, all_runs=df)
-    order = list(pairs["pair"]) if not pairs.empty else []
+    shown = display_pairs(pairs).columns
+    layout = {"outcome-table": [c for c in OUTCOME_COLUMNS if c in shown],  # the divs of _html's pairs tables
+              "speed-table": [c for c in SPEED_COLUMNS if c in shown]}
+    blob = filters.run_data(df, frozenset(completeness.ranked), pairs=order, tables=layout, summary=statuses,
+                            measures=measures.by_pair, shift_s=shift_s)
     sections = {
+        "statuses": summary.statuses_html(statuses, html_table) + filters.blob_html(blob),
         "completeness": _completeness_html(completeness),
         "matrix": matrix.matrix_html(df, order),
         "failures": evidence.failures_html(df, html_table),
@@ -813,6 +824,7 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
     task_markdown = [line for section, t, f in own
                      for line in section.markdown(t, [p for p in pngs if p[:-4] in f], md_table)]
     extra = {"completeness": completeness, "failure_groups": evidence.failure_groups(df), "problems": problems,
+             "statuses": extra_tables["statuses"],
              "sessions": sessions_of(meta), "load": load, "ranking": ranking,
              "task_markdown": task_markdown, "notes": notes}
     summary.write_text(_markdown(title, subtitle, headline, tables, pngs, skipped, ["index.html"] + files,

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 
 import pytest
+
+from browser import dump_dom, needs_chromium
 from handstore import BAD_BOARD, make_store, run
 
 from harness.report.render import write_report
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium to run the report's inline script "
-                                                          "(apt-get install chromium; .ci/run installs it)")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+pytestmark = needs_chromium
 A, B = "sat/cell", "cpsat/placement"
 
 
@@ -32,12 +28,11 @@ def page(tmp_path_factory):
 
 def shown(page, fragment: str, tmp_path) -> list[str]:
     """The matrix's visible instance names, in order, after the page's script ran with ``#fragment``."""
-    res = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
-                          page.as_uri() + fragment], capture_output=True, text=True, timeout=120)
-    body = re.search(r'<table class="matrix" id="matrix">.*?<tbody>(.*?)</tbody>', res.stdout, re.S)
-    assert body, res.stderr[-2000:]
-    rows = re.findall(r'<tr( style="[^"]*")?><td[^>]*>([^<]*)</td>', body.group(1))
-    return [name for style, name in rows if "none" not in (style or "")]
+    dom, stderr = dump_dom(page, fragment, tmp_path / "profile")
+    body = re.search(r'<table class="matrix" id="matrix">.*?<tbody>(.*?)</tbody>', dom, re.S)
+    assert body, stderr[-2000:]
+    rows = re.findall(r'<tr([^>]*)><td[^>]*>([^<]*)</td>', body.group(1))
+    return [name for attributes, name in rows if "display: none" not in attributes]
 
 
 def test_the_script_filters_by_name_and_by_kind_of_row(page, tmp_path):

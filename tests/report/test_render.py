@@ -23,7 +23,7 @@ PAIRS = ["cpsat/placement", "sat[encoding=totalizer,solver=cadical195]/cell", "m
 SIZES = {"a6": (6, 6), "b8": (8, 8), "c10": (10, 12), "d12": (12, 12), "e15": (15, 15)}
 # the store's runs cover several board sizes, so the per-size tables are written too
 TABLE_FILES = ([f"{name}.csv" for name in metrics.TABLES] + ["size_winners.csv", "size_growth.csv"]
-               + ["matrix.csv", "failures.csv", "completeness.csv"])
+               + ["matrix.csv", "failures.csv", "completeness.csv", "statuses.csv"])
 PNG_FILES = [f"{key}.png" for key in plots.FIGURES]
 FIGURE_FILES = [f"{key}.{fmt}" for key in plots.FIGURES for fmt in ("png", "svg", "pdf")]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -102,8 +102,10 @@ def test_index_html_is_self_contained_and_complete(store, tmp_path):
     assert page.count("data:image/png;base64,") == len(plots.FIGURES)
     assert not re.search(r'(src|href)\s*=\s*"?(https?:)?//', page, re.I)
     assert "<link" not in page.lower()
-    # the matrix's sorting and filtering is inline script: no external source, no fetch
-    assert re.findall(r"<script[^>]*>", page, re.I) == ["<script>"]
+    # the matrix's sorting and filtering and the filters' recomputing are inline script and one inline JSON
+    # blob of the runs: no external source, no fetch
+    assert re.findall(r"<script[^>]*>", page, re.I) == [
+        '<script type="application/json" id="bb-runs">', "<script>", "<script>"]
     assert "fetch(" not in page and "XMLHttpRequest" not in page
     for word in ("handcamp", "hand0001", "testhost", "PAR-2", "PAR-10", "SGM", "VBS", "report generated"):
         assert word in page, word
