@@ -8,7 +8,7 @@ recomputes, over those instances only:
 * the statuses per pair (:mod:`harness.report.summary`): runs, instances, solved and
   every status and termination count, over every stored run;
 * the pairs' outcome table (runs, instances, solved, each status, unique solves) and
-  speed table (shifted geometric mean, its ratio to the best pair: most solved, then
+  speed table (shifted geometric mean, its ratio to the best pair of its measure: most solved, then
   smallest mean; PAR-2 and PAR-10), over the ranked runs (the instances every pair has
   results on), with the report's conventions (:mod:`harness.report.metrics`): one cell
   per pair × instance (solved when more than half its runs are; its time the median over
@@ -137,9 +137,10 @@ function scores(runs){const rr=runs.filter(r=>r.ranked),C=cells(rr),S={},by={};
    unique:c.filter(x=>x.solved&&by[x.key]===1).length,sgm:sgm(c.map(x=>x.t)),
    par2:mean(c.map(x=>x.par2)),par10:mean(c.map(x=>x.par10))};});
  const key=p=>Number.isNaN(S[p].sgm)?Infinity:S[p].sgm;
- const best=D.pairs.slice().sort((a,b)=>(S[b].solved-S[a].solved)||(key(a)-key(b))||(a<b?-1:a>b?1:0))[0];
- const w=best?S[best].sgm:NaN;D.pairs.forEach(p=>{S[p].ratio=(w>0)?S[p].sgm/w:NaN;});return S;}
-function cell(s,c){if(c==='pair')return null;
+ const order=D.pairs.slice().sort((a,b)=>(S[b].solved-S[a].solved)||(key(a)-key(b))||(a<b?-1:a>b?1:0));
+ D.pairs.forEach(p=>{const best=order.find(q=>D.measures[q]===D.measures[p]);const w=S[best].sgm;
+  S[p].measure=D.measures[p];S[p].ratio=(w>0)?S[p].sgm/w:NaN;});return S;}
+function cell(s,c){if(c==='pair')return null;if(c==='measure')return s.measure;
  if(c==='runs'||c==='instances'||c==='solved')return String(s[c]);if(c==='unique_solves')return String(s.unique);
  if(D.statuses.includes(c))return String(s.n[c]||0);if(c==='sgm_s')return fmt(s.sgm);if(c==='sgm_ratio')return fmt(s.ratio);
  if(c==='sgm_s [95% CI]')return fmt(s.sgm)+' ['+FILTERED+']';if(c==='× winner [95% CI]')return fmt(s.ratio)+' ['+FILTERED+']';

@@ -22,8 +22,10 @@ from harness.report.filters import FILTERED, FORMAT
 from harness.report.render import OUTCOME_COLUMNS, SPEED_COLUMNS, format_number, write_report
 
 pytestmark = needs_chromium
-A, B = "sat/cell", "cpsat/placement"
-MEASURES = {A: "cpu", B: "wall"}
+A, B = "sat/cell", "cpsat[threads=2]/placement"  # one core: ranked by CPU time; two threads: by wall time
+C = "sat/placement"  # A's rival in the CPU group: a ratio to its group's winner that is not 1
+MEASURES = {A: "cpu", B: "wall", C: "cpu"}
+TWO = {"threads": 2}
 
 
 def at(name: str, family: str, size: int) -> dict:
@@ -31,12 +33,15 @@ def at(name: str, family: str, size: int) -> dict:
 
 
 RUNS = [
-    run("e1", A, "sat", 0.5, **at("e1", "easy", 10)), run("e1", B, "sat", 2.0, **at("e1", "easy", 10)),
+    run("e1", A, "sat", 0.5, **at("e1", "easy", 10)), run("e1", B, "sat", 2.0, options=TWO, **at("e1", "easy", 10)),
     *[run("e2", A, status, w, repetition=i, **at("e2", "easy", 15))  # 1 of 3 solved: the cell is not
       for i, (status, w) in enumerate([("sat", 1.0), ("timeout", 10.3), ("memout", 4.0)], 1)],
-    run("e2", B, "timeout", 10.5, **at("e2", "easy", 15)),
-    run("h1", A, "timeout", 10.4, **at("h1", "hard", 10)), run("h1", B, "sat", 3.0, cpu_s=5.5, **at("h1", "hard", 10)),
-    run("h2", A, "sat", 4.0, cpu_s=1.25, **at("h2", "hard", 15)), run("h2", B, "memout", 5.0, **at("h2", "hard", 15)),
+    run("e2", B, "timeout", 10.5, options=TWO, **at("e2", "easy", 15)),
+    run("h1", A, "timeout", 10.4, **at("h1", "hard", 10)), run("h1", B, "sat", 3.0, cpu_s=5.5, options=TWO,
+        **at("h1", "hard", 10)),
+    *[run(i, C, "sat", w, **at(i, f, n)) for i, w, f, n in
+      (("e1", 1.0, "easy", 10), ("e2", 2.0, "easy", 15), ("h1", 5.0, "hard", 10), ("h2", 2.5, "hard", 15))],
+    run("h2", A, "sat", 4.0, cpu_s=1.25, **at("h2", "hard", 15)), run("h2", B, "memout", 5.0, options=TWO, **at("h2", "hard", 15)),
 ]
 INSTANCES = {"easy": {"e1", "e2"}, "hard": {"h1", "h2"}, "10x10": {"e1", "h1"}, "15x15": {"e2", "h2"},
              "timeout": {"e2", "h1"}, "memout": {"e2", "h2"}}  # e2's A cell: memout (sat, timeout, memout tie)
@@ -46,7 +51,7 @@ INSTANCES = {"easy": {"e1", "e2"}, "hard": {"h1", "h2"}, "10x10": {"e1", "h1"}, 
 def report(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("filters")
     store = make_store(tmp / "r", RUNS)
-    written = write_report(store, tmp / "rep", measures=MEASURES)
+    written = write_report(store, tmp / "rep")  # auto: MEASURES
     return written["index.html"], load(store), pd.read_csv(written["pairs.csv"])
 
 
@@ -87,15 +92,18 @@ def pairs_tables(df: pd.DataFrame, order: list[str]) -> tuple[list[list[str]], l
             runs = runs.assign(wall_s=runs["cpu_s"])  # the pair's time is its CPU time
         scores[pair] = metrics.pair_table(runs).iloc[0]
     solved = metrics.instance_times(df).groupby("instance_key")["solved"].sum()  # pairs that solved each instance
-    best = min(order, key=lambda p: (-scores[p]["solved"], scores[p]["sgm_s"], p))
+    def best(pair: str) -> str:  # the winner of the pair's measure group
+        return min((p for p in order if MEASURES[p] == MEASURES[pair]),
+                   key=lambda p: (-scores[p]["solved"], scores[p]["sgm_s"], p))
+
     outcome, rows = [], []
     for pair in order:
         s = scores[pair]
         mine = metrics.instance_times(df[df["pair"] == pair])
         unique = int((mine["solved"] & (mine["instance_key"].map(solved) == 1)).sum())
         outcome.append([pair, *(str(int(s[c])) for c in OUTCOME_COLUMNS[1:-1]), str(unique)])
-        cell = {"pair": pair, "sgm_s [95% CI]": f"{format_number(s['sgm_s'])} [{FILTERED}]",
-                "× winner [95% CI]": f"{format_number(s['sgm_s'] / scores[best]['sgm_s'])} [{FILTERED}]",
+        cell = {"pair": pair, "measure": MEASURES[pair], "sgm_s [95% CI]": f"{format_number(s['sgm_s'])} [{FILTERED}]",
+                "× winner [95% CI]": f"{format_number(s['sgm_s'] / scores[best(pair)]['sgm_s'])} [{FILTERED}]",
                 "par2_s": format_number(s["par2_s"]), "par10_s": format_number(s["par10_s"])}
         rows.append([cell.get(c, FILTERED) for c in SPEED_COLUMNS])
     return outcome, rows
@@ -109,7 +117,7 @@ def test_unfiltered_the_tables_are_the_reports_own(report, tmp_path):
     assert got["shown"] == {"e1", "e2", "h1", "h2"}
     written = page.read_text(encoding="utf-8")
     full = cells(written, "speed-table")  # the page as written: bootstrap intervals
-    assert got["speed-table"] == full and len(full) == 2 and "[" in full[0][1] and FILTERED not in str(full)
+    assert got["speed-table"] == full and len(full) == 3 and "[" in full[0][2] and FILTERED not in str(full)
     assert got["outcome-table"] == cells(written, "outcome-table") == pairs_tables(df, order)[0]
 
 
@@ -136,15 +144,18 @@ def test_the_filters_combine_and_each_pair_keeps_its_measure(report, tmp_path):
     column = SPEED_COLUMNS.index("par2_s")
     assert rows[A][column] == "1.25"  # A is measured in CPU time
     assert rows[B][column] == "20"  # B's memout: 2 × the 10 s limit
+    ratio = SPEED_COLUMNS.index("× winner [95% CI]")  # C against A (its CPU group's winner), B alone by wall
+    assert rows[A][ratio] == f"1.00 [{FILTERED}]" and rows[C][ratio] == f"2.00 [{FILTERED}]"  # 2.5 / 1.25
+    assert rows[B][ratio] == f"1.00 [{FILTERED}]" and rows[B][SPEED_COLUMNS.index("measure")] == "wall"
     assert rows[A][SPEED_COLUMNS.index("tie")] == FILTERED
     total = got["statuses-table"][-1]
-    assert total[0] == summary.TOTAL and total[1:4] == ["2", "1", "1"]  # runs, instances, solved
+    assert total[0] == summary.TOTAL and total[1:4] == ["3", "1", "2"]  # runs, instances, solved (A and C)
 
 
 def test_an_incomplete_campaign_ranks_the_filtered_speed_on_complete_instances_only(tmp_path):
     stored = [r for r in RUNS if not (r["instance"] == "h2" and r["pair"] == B)]  # B's h2 run is missing
     store = make_store(tmp_path / "r", stored, plan=RUNS)
-    written = write_report(store, tmp_path / "rep", measures=MEASURES)
+    written = write_report(store, tmp_path / "rep")
     df, order = load(store), list(pd.read_csv(written["pairs.csv"])["pair"])
     got = tables(written["index.html"], "#f=hard", tmp_path)
     assert got["shown"] == {"h1", "h2"}
