@@ -405,7 +405,7 @@ def repetition_table(df: pd.DataFrame) -> pd.DataFrame:
     return table[REPETITION_COLUMNS].reset_index(drop=True)
 
 
-def _across_groups(pairs: pd.DataFrame) -> pd.DataFrame:
+def across_groups(pairs: pd.DataFrame) -> pd.DataFrame:
     """The pairs in rank order across measure groups: more solved first (instances solved compare whatever the
     measure), then the group (CPU first), then the group's own order."""
     if pairs.empty:
@@ -418,7 +418,7 @@ def _across_groups(pairs: pd.DataFrame) -> pd.DataFrame:
 
 def _best_per_cell(pairs: pd.DataFrame) -> pd.DataFrame:
     """The best pair of each backend × formulation (the first of :func:`_across_groups`)."""
-    return _across_groups(pairs).drop_duplicates(["backend", "formulation"], keep="first")
+    return across_groups(pairs).drop_duplicates(["backend", "formulation"], keep="first")
 
 
 def _pivot(pairs: pd.DataFrame, value: str, dtype: str) -> pd.DataFrame:
@@ -458,7 +458,7 @@ def _best_of(pairs: pd.DataFrame, group: str, other: str, columns: list[str]) ->
     rows = []
     if not pairs.empty:
         for value in sorted(set(pairs[group])):
-            entries = _across_groups(pairs[pairs[group] == value])
+            entries = across_groups(pairs[pairs[group] == value])
             win = entries.iloc[0]
             runner = entries.iloc[1] if len(entries) > 1 else None
             comparable = runner is not None and runner["measure"] == win["measure"]  # not CPU against wall
@@ -516,6 +516,6 @@ def all_tables(df: pd.DataFrame, shift_s: float = 1.0) -> dict[str, pd.DataFrame
 __all__ = [
     "BEST_BACKEND_COLUMNS", "BEST_FORMULATION_COLUMNS", "CELL_COLUMNS", "CONTROL_COLUMNS", "PAIR_COLUMNS",
     "REPETITION_COLUMNS", "TABLES", "VBS_COLUMNS", "all_tables", "best_backend_per_formulation",
-    "best_formulation_per_backend", "control_table", "instance_times", "noise_floors", "pair_table", "pivot_sgm",
+    "across_groups", "best_formulation_per_backend", "control_table", "instance_times", "noise_floors", "pair_table", "pivot_sgm",
     "pivot_solved", "repetition_table", "shifted_geomean", "virtual_best",
 ]

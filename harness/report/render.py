@@ -722,7 +722,7 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     if len(by_size["size_winners"]) > 1:  # a campaign over several board sizes
         tables.update(by_size)
     pairs = tables["pairs"]
-    best_pair = str(pairs["pair"].iloc[0]) if not pairs.empty else None
+    best_pair = str(metrics.across_groups(pairs)["pair"].iloc[0]) if not pairs.empty else None  # most solved
     skipped = plots.problems(ranked, best_pair, shift_s=shift_s)
     figures = plots.all_figures(ranked, best_pair, shift_s=shift_s)
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from harness.report.metrics import _ratio, pair_table
+from harness.report.metrics import _ratio, across_groups, pair_table
 
 WINNER_COLUMNS = ["size", "cells", "instances", "best_pair", "solved", "sgm_s", "runner_up",
                   "runner_up_solved", "ratio"]
@@ -50,6 +50,7 @@ def _per_size(df: pd.DataFrame, shift_s: float) -> dict[tuple[int, int], pd.Data
 def _winners(per_size: dict[tuple[int, int], pd.DataFrame]) -> pd.DataFrame:
     rows = []
     for size, table in per_size.items():
+        table = across_groups(table)  # most solved first, whatever the measure
         win = table.iloc[0]
         second = table.iloc[1] if len(table) > 1 else None
         rows.append({
@@ -57,7 +58,8 @@ def _winners(per_size: dict[tuple[int, int], pd.DataFrame]) -> pd.DataFrame:
             "best_pair": win["pair"], "solved": int(win["solved"]), "sgm_s": float(win["sgm_s"]),
             "runner_up": None if second is None else second["pair"],
             "runner_up_solved": None if second is None else int(second["solved"]),
-            "ratio": NAN if second is None else _ratio(float(second["sgm_s"]), float(win["sgm_s"])),
+            "ratio": NAN if second is None or second["measure"] != win["measure"] else  # not CPU against wall
+            _ratio(float(second["sgm_s"]), float(win["sgm_s"])),
         })
     out = pd.DataFrame(rows, columns=WINNER_COLUMNS)
     out["runner_up_solved"] = out["runner_up_solved"].astype("Int64")
@@ -66,7 +68,7 @@ def _winners(per_size: dict[tuple[int, int], pd.DataFrame]) -> pd.DataFrame:
 
 def _growth(pairs: pd.DataFrame, per_size: dict[tuple[int, int], pd.DataFrame]) -> pd.DataFrame:
     sizes = list(per_size)
-    best = pairs.drop_duplicates("backend", keep="first")  # the campaign's pair table is ordered best first
+    best = across_groups(pairs).drop_duplicates("backend", keep="first")  # most solved, then the group's rank
     indexed = {size: t.set_index("pair") for size, t in per_size.items()}
     rows = []
     for _, p in best.iterrows():

@@ -235,3 +235,20 @@ def test_best_of_across_groups_takes_the_pair_that_solved_more(tmp_path):
     assert best.loc["cpsat", "best_formulation"] == split and best.loc["cpsat", "runner_up"] == one
     assert math.isnan(best.loc["cpsat", "ratio"])  # a CPU second against a wall second: no ratio
     assert tables["pivot_solved"].set_index("formulation").loc["placement", "cpsat"] == 4
+
+
+def test_size_winners_take_the_pair_that_solved_more_and_no_ratio_across_measures(tmp_path):
+    from harness.report import sizes
+
+    one, split = "cpsat/placement", "cpsat[split=2]/placement"
+    runs = []
+    for n, size in ((1, 10), (2, 20)):
+        for i in INSTANCES[:2]:
+            name = f"{i}-{size}"
+            runs.append(timed(name, one, 1.0 * n, 1.0 * n, rows=size, cols=size))
+            runs.append(timed(name, split, 2.0 * n, 4.0 * n, rows=size, cols=size, options={"split": 2}))
+        runs += [run(f"x-{size}", one, "timeout", 10.5, rows=size, cols=size),
+                 timed(f"x-{size}", split, 3.0, 6.0, rows=size, cols=size, options={"split": 2})]
+    winners = sizes.size_tables(frame(tmp_path, runs), 1.0)["size_winners"]
+    assert list(winners["best_pair"]) == [split, split]  # 3/3 solved against 2/3, though CPU ranks first
+    assert winners["ratio"].isna().all()  # the runner-up is ranked by CPU time, the winner by wall time
