@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from harness.cli.common import BAD_INPUT, command
+from harness.core.thresholds import DEFAULT_FLOOR_S, DEFAULT_RATIO
 from harness.errors import UsageError
 
 NAME = "compare"
@@ -29,9 +30,9 @@ def add_parser(sub: Any) -> None:
     cp.add_argument("--out", default=None, metavar="DIR",
                     help="write compare.html, compare.md and compare.csv into DIR (default: print the Markdown)")
     cp.add_argument("--time", choices=("cpu", "wall"), default="cpu", help="the time slower / faster are judged on")
-    cp.add_argument("--ratio", type=float, default=2.0, metavar="R",  # check's defaults: compare.RATIO
+    cp.add_argument("--ratio", type=float, default=DEFAULT_RATIO, metavar="R",  # check's defaults
                     help="slower / faster: new times beyond R × the old ones (or below 1/R)")
-    cp.add_argument("--floor", type=float, default=0.1, metavar="S",  # and compare.FLOOR_S
+    cp.add_argument("--floor", type=float, default=DEFAULT_FLOOR_S, metavar="S",
                     help="noise floor: runs under S seconds in both campaigns are never slower or faster")
 
 

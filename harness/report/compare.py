@@ -46,19 +46,19 @@ from typing import Any
 
 import pandas as pd
 
+from harness.core.thresholds import DEFAULT_FLOOR_S, DEFAULT_RATIO
 from harness.errors import InputError
 from harness.report import noise
-from harness.report.gate import CheckOptions
 from harness.report.metrics import shifted_geomean
 from harness.report.regression import DECIDED, TIMES, Key, Runs, compare, improvements, judged_times, runs, slower
 from harness.report.render import _CSS, format_number, html_table, markdown_table
 
 CHANGES = ("became wrong", "status changed", "slower", "disappeared", "appeared", "fixed", "faster", "same")
 """The change of a match, worst first (the order of the tables' rows)."""
-RATIO = CheckOptions.ratio
+RATIO = DEFAULT_RATIO
 """The default ``ratio``: check's (2).  Two idle campaigns of one config on one machine differed by up to 2.1×
 in a run's CPU time, 1.56× at the 90th percentile (``reports/load-noise``): a lower ratio calls noise slower."""
-FLOOR_S = CheckOptions.floor_s
+FLOOR_S = DEFAULT_FLOOR_S
 """The default noise floor: check's (0.1 s)."""
 FILES = ("compare.html", "compare.md", "compare.csv")
 

@@ -68,8 +68,13 @@ def test_bad_options_are_one_line(tmp_path, capsys):
 def test_the_defaults_are_checks():
     """One threshold and one floor for both commands: compare's defaults are check's."""
     parser = build_parser()
+    from harness.core.thresholds import Thresholds
+
     cmp, ck = parser.parse_args(["compare", "a", "b"]), parser.parse_args(["check", "a"])
-    assert (cmp.ratio, cmp.floor, cmp.time) == (ck.ratio, ck.floor, ck.time) == (compare.RATIO, compare.FLOOR_S, "cpu")
+    assert ck.ratio == [] and ck.floor == []  # check without a value: the config's [check], else the defaults
+    every = Thresholds.uniform().overall
+    assert (cmp.ratio, cmp.floor, cmp.time) == (every[0].value, every[1].value, ck.time) == \
+        (compare.RATIO, compare.FLOOR_S, "cpu")
 
 
 def test_compare_reads_the_committed_compressed_stores(capsys):
