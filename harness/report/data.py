@@ -55,7 +55,6 @@ MEASURES = ("cpu", "wall")
 """What a pair's times are ranked by: ``cpu`` (``cpu_s``) or ``wall`` (``wall_s``)."""
 
 
-MEASURE_COLUMN = {"cpu": "cpu_s", "wall": "wall_s"}
 MEASURE_WORDS = {"cpu": "CPU time", "wall": "wall time"}
 
 
@@ -195,13 +194,22 @@ def pair_measures(df: pd.DataFrame, rank_by: str = "auto") -> Measures:
     return Measures(rank_by, dict(sorted(by_pair.items())), tuple(no_cpu))
 
 
-def configured_rank_by(meta: dict[str, str]) -> str:
-    """The ``[report] rank_by`` of the campaign config stored in a store's ``meta`` (``auto`` without one)."""
+def stored_config(meta: dict[str, str], where: str = "the store's config") -> dict:
+    """The campaign config a store's ``meta`` records, parsed (empty for a store made without one);
+    InputError ``WHERE: not valid TOML: ...`` for text that does not parse."""
     import tomllib
 
     try:
-        value = tomllib.loads(meta.get("config_text") or "").get("report", {}).get("rank_by", "auto")
-    except (tomllib.TOMLDecodeError, AttributeError):
+        return tomllib.loads(meta.get("config_text") or "")
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{where}: not valid TOML: {exc}") from None
+
+
+def configured_rank_by(meta: dict[str, str]) -> str:
+    """The ``[report] rank_by`` of the campaign config stored in a store's ``meta`` (``auto`` without one)."""
+    try:
+        value = stored_config(meta).get("report", {}).get("rank_by", "auto")
+    except (InputError, AttributeError):
         return "auto"
     return value if value in RANK_BY else "auto"
 
@@ -243,9 +251,9 @@ def penalized_time(df: pd.DataFrame, k: float) -> pd.Series:
 
 __all__ = [
     "clean",
-    "INSTANCE_KEY", "MEASURES", "MEASURE_COLUMN", "MEASURE_WORDS", "Measures", "RANK_BY", "SOLVED", "STATUSES",
+    "INSTANCE_KEY", "MEASURES", "MEASURE_WORDS", "Measures", "RANK_BY", "SOLVED", "STATUSES",
     "check_rank_by", "configured_rank_by", "control_of", "cores", "family", "instance_key", "is_control", "load",
-    "measure_of", "measured_time", "pair_measures", "penalized_time", "ranking_time", "size", "solved_mask",
+    "measure_of", "measured_time", "pair_measures", "stored_config", "penalized_time", "ranking_time", "size", "solved_mask",
     "with_instance_key", "with_measures",
 ]
 

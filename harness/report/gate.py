@@ -23,16 +23,16 @@ are checked (:mod:`harness.report.completeness`).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from harness.core.failures import group_failures, render_failures
 from harness.core.thresholds import Given, Thresholds, from_options, parse_check, unmatched
-from harness.errors import InputError, UsageError
+from harness.errors import UsageError
 from harness.report.agreement import find_manifest, load_manifest, manifest_sentence, render_problems
 from harness.report.completeness import Campaign, load_campaign
+from harness.report.data import stored_config
 from harness.report.regression import compare, improvements, matches, render_regressions, timed, wall_fallbacks
 from harness.report.sections import all_problems, parts_of, unknown_note
 
@@ -64,11 +64,7 @@ def _plural(n: int, word: str) -> str:
 def stored_check(campaign: Campaign) -> Given:
     """The thresholds of the ``[check]`` table of the config the store records (none in a store made by hand)."""
     where = f"{campaign.directory / 'results.sqlite'} (its config)"
-    try:
-        data = tomllib.loads(campaign.meta.get("config_text") or "")
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{where}: not valid TOML: {exc}") from None
-    return parse_check(data.get("check", {}), Path(where))
+    return parse_check(stored_config(campaign.meta, where).get("check", {}), Path(where))
 
 
 def _every(value: float | None) -> list[tuple[str | None, float]]:

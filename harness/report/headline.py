@@ -17,8 +17,8 @@ from typing import Any
 import pandas as pd
 
 from harness.report import noise
-from harness.report.data import MEASURE_WORDS, is_control
-from harness.report.metrics import control_table, noise_floors, pair_table
+from harness.report.data import MEASURE_WORDS
+from harness.report.metrics import noise_floors, pair_table, ranked_tables
 
 GROUP_WORDS = {"cpu": "one-core pairs", "wall": "parallel pairs"}
 
@@ -82,7 +82,7 @@ def _winner_sentence(pairs: pd.DataFrame, floor: float = math.nan) -> str:
 
 
 def headline(df: pd.DataFrame, shift_s: float = 1.0, *, completeness: Any = None,
-             all_runs: pd.DataFrame | None = None) -> str:
+             all_runs: pd.DataFrame | None = None, tables: dict[str, pd.DataFrame] | None = None) -> str:
     """Plain sentences: which pair wins (or which tie within noise), by how much, how sure, anything wrong.
 
     ``df`` is the runs pairs are ranked on (with the ``measure`` column,
@@ -94,10 +94,12 @@ def headline(df: pd.DataFrame, shift_s: float = 1.0, *, completeness: Any = None
     interval; the three pairs after the winner are named, then only the last.  Then where
     the intervals come from and whether the machine's noise was measured (A/A controls).
     Wrong answers are counted over ``all_runs`` (every stored run of the campaign) when
-    given, so that an instance left out of the ranking never hides one.
+    given, so that an instance left out of the ranking never hides one.  ``tables``: the
+    ``pairs`` and ``controls`` tables of ``df`` (:func:`harness.report.metrics.all_tables`)
+    when the caller has them already.
     """
     lead = completeness.sentence() + " " if completeness is not None and completeness.sentence() else ""
-    pairs = pair_table(df, shift_s)
+    pairs, controls = (tables["pairs"], tables["controls"]) if tables is not None else ranked_tables(df, shift_s)
     everything = pair_table(all_runs, shift_s) if all_runs is not None else pairs
     if pairs.empty:
         stored = 0 if all_runs is None else len(all_runs)
@@ -105,9 +107,7 @@ def headline(df: pd.DataFrame, shift_s: float = 1.0, *, completeness: Any = None
                 f"No pair is ranked: none of the {stored} stored runs is on an instance every pair has "
                 "results on yet.")
         return lead + text + _wrong_sentence(everything)
-    has_controls = bool(len(df)) and bool(df["pair"].map(is_control).any())
-    controls = control_table(df, shift_s) if has_controls else None
-    floors = noise_floors(controls) if controls is not None else {}
+    floors = noise_floors(controls)
     groups = list(dict.fromkeys(pairs["measure"]))
     sentences = []
     for measure in groups:
@@ -162,9 +162,9 @@ def _group_sentence(pairs: pd.DataFrame, floor: float) -> str:
     return first + ("; " + ", ".join(others) if others else "") + "."
 
 
-def _noise_sentence(controls: pd.DataFrame | None, groups: list[str]) -> str:
+def _noise_sentence(controls: pd.DataFrame, groups: list[str]) -> str:
     """What the A/A controls measured of the machine's run-to-run noise, or that nothing did."""
-    if controls is None or controls.empty:
+    if controls.empty:
         return ("The machine's run-to-run noise was not measured (no A/A controls: [report] controls in the "
                 "config runs a pair twice, interleaved).")
     parts = []

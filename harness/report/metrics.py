@@ -344,6 +344,12 @@ def pair_table(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
     return _scored(df, _check_shift(shift_s))[3]
 
 
+def ranked_tables(df: pd.DataFrame, shift_s: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(:func:`pair_table`, :func:`control_table`) of ``df``, scored once."""
+    _, _, controls, pairs = _scored(df, _check_shift(shift_s))
+    return pairs, controls
+
+
 def control_table(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
     """One row per A/A control (columns :data:`CONTROL_COLUMNS`): the pair it copies, the measure, the
     instances both copies solved, both shifted geometric means over them, ``ratio`` = control / pair with
@@ -516,6 +522,6 @@ def all_tables(df: pd.DataFrame, shift_s: float = 1.0) -> dict[str, pd.DataFrame
 __all__ = [
     "BEST_BACKEND_COLUMNS", "BEST_FORMULATION_COLUMNS", "CELL_COLUMNS", "CONTROL_COLUMNS", "PAIR_COLUMNS",
     "REPETITION_COLUMNS", "TABLES", "VBS_COLUMNS", "all_tables", "best_backend_per_formulation",
-    "across_groups", "best_formulation_per_backend", "control_table", "instance_times", "noise_floors", "pair_table", "pivot_sgm",
+    "across_groups", "best_formulation_per_backend", "control_table", "instance_times", "noise_floors", "pair_table", "ranked_tables", "pivot_sgm",
     "pivot_solved", "repetition_table", "shifted_geomean", "virtual_best",
 ]

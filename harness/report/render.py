@@ -749,7 +749,7 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     if parts and not any(p.section.ranks_by_time for p in parts):  # its own measure (shots), not seconds
         headline = next((h for section, t, _ in own if (h := section.headline(t))), None)
     if headline is None:
-        headline = headline_of(ranked, shift_s, completeness=completeness, all_runs=df)
+        headline = headline_of(ranked, shift_s, completeness=completeness, all_runs=df, tables=tables)
     shown = display_pairs(pairs).columns
     layout = {"outcome-table": [c for c in OUTCOME_COLUMNS if c in shown],  # the divs of _html's pairs tables
               "speed-table": [c for c in SPEED_COLUMNS if c in shown]}
