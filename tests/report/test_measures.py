@@ -252,3 +252,15 @@ def test_size_winners_take_the_pair_that_solved_more_and_no_ratio_across_measure
     winners = sizes.size_tables(frame(tmp_path, runs), 1.0)["size_winners"]
     assert list(winners["best_pair"]) == [split, split]  # 3/3 solved against 2/3, though CPU ranks first
     assert winners["ratio"].isna().all()  # the runner-up is ranked by CPU time, the winner by wall time
+
+
+def test_a_control_that_solved_nothing_measures_no_floor(tmp_path):
+    runs = [r for r in aa_runs(1.2) if not r["pair"].endswith("~aa")]
+    runs += [run(i, A + "~aa", "timeout", 10.5) for i in INSTANCES]  # the copy timed out everywhere
+    df = frame(tmp_path, runs)
+    tables = metrics.all_tables(df, 1.0)
+    assert int(tables["controls"]["instances"].iloc[0]) == 0 and metrics.noise_floors(tables["controls"]) == {}
+    assert tables["pairs"].set_index("pair").loc[B, "tie"] == ""  # no floor: the 1.1x stands
+    text = headline(df)
+    assert f"{A} run twice measured nothing (0 instances solved by both copies)" in text
+    assert "noise of CPU time was not measured" in text
