@@ -101,7 +101,7 @@ class SquareTask(TaskType):
     def execute(self, pool: Any, spec: Any) -> Executed:
         if spec.instance is None:
             return Executed(error_record(spec, spec.load_error))
-        ex = pool.execute(SquareRequest(spec.instance.n, spec.pair.backend, spec.limits.time_s,
+        ex = pool.execute(SquareRequest(spec.instance.n, spec.pair.plugin, spec.limits.time_s,
                                         spec.limits.memory_mb))
         termination = termination_of(ex.kind)
         value = ex.outcome.value if ex.kind == "ok" else None

@@ -38,7 +38,7 @@ from harness.core.status import Status, Termination
 from harness.errors import ConfigError, InputError
 
 HOST = socket.gethostname()
-RACE = "race"  # the backend and formulation a race's records carry
+RACE = "race"  # the plugin and variant a race's records carry (its backend and formulation columns)
 
 
 @dataclass(frozen=True)
@@ -61,14 +61,15 @@ controls``), from which the report measures the machine's run-to-run noise."""
 
 @dataclass(frozen=True)
 class PairSpec:
-    """A pair: the task's plugin (``backend``: a backend, counter or strategy) x its variant (``formulation``:
-    a formulation, what is counted, an announcement rule) x options, with its deterministic label."""
+    """A pair: the task's plugin (a backend, counter or strategy: :attr:`TaskType.plugin` names it per task) x
+    its variant (a formulation, what is counted, an announcement rule: :attr:`TaskType.variant`) x options,
+    with its deterministic label.  The record keeps them in its ``backend`` and ``formulation`` columns."""
 
-    backend: str
-    formulation: str
+    plugin: str
+    variant: str
     options: tuple[tuple[str, Any], ...] = ()  # as configured (not the defaults), sorted
     params: tuple[tuple[str, Any], ...] = ()  # the task's own settings of this pair (play: games)
-    legs: tuple["PairSpec", ...] = ()  # a race (backend = formulation = "race"): its pairs, in order
+    legs: tuple["PairSpec", ...] = ()  # a race (plugin = variant = "race"): its pairs, in order
     control: bool = False  # an A/A control: the same pair again, labelled with CONTROL_SUFFIX
 
     @property
@@ -77,8 +78,18 @@ class PairSpec:
             own = "race[" + ",".join(leg.label for leg in self.legs) + "]"
         else:
             opts = ",".join(f"{k}={_text(v)}" for k, v in self.options)
-            own = f"{self.backend}[{opts}]/{self.formulation}" if opts else f"{self.backend}/{self.formulation}"
+            own = f"{self.plugin}[{opts}]/{self.variant}" if opts else f"{self.plugin}/{self.variant}"
         return own + CONTROL_SUFFIX if self.control else own
+
+    @property
+    def backend(self) -> str:
+        """The old name of :attr:`plugin` (read-only; kept while other code still reads it)."""
+        return self.plugin
+
+    @property
+    def formulation(self) -> str:
+        """The old name of :attr:`variant` (read-only; kept while other code still reads it)."""
+        return self.variant
 
     @property
     def option_dict(self) -> dict[str, Any]:
@@ -254,7 +265,7 @@ def base_record(spec: RunSpec, execution: Any = None) -> dict[str, Any]:
     rec.update(
         run_id=spec.run_id, campaign=spec.campaign, config_hash=spec.config_hash,
         instance=spec.instance_name, instance_path=spec.instance_path, instance_hash=spec.instance_hash,
-        pair=spec.pair.label, backend=spec.pair.backend, formulation=spec.pair.formulation,
+        pair=spec.pair.label, backend=spec.pair.plugin, formulation=spec.pair.variant,
         options=dumps(spec.pair.option_dict), task=spec.task.label, seed=spec.seed, repetition=spec.repetition,
         time_limit_s=limit, memory_limit_mb=spec.limits.memory_mb, host=HOST,
     )
@@ -296,7 +307,8 @@ class TaskType:
     """Base of every task (see the module docstring).  Class attributes name its parts for help and docs:
 
     ``name`` the registered name; ``kinds`` the values of a config's ``task`` (or its ``kind``) it owns;
-    ``plugin`` and ``variant`` what a pair's ``backend`` and ``formulation`` are for it; ``subject`` what
+    ``plugin`` and ``variant`` what a pair's :attr:`PairSpec.plugin` and :attr:`PairSpec.variant` are for it
+    (the record's ``backend`` and ``formulation`` columns); ``subject`` what
     its instance files hold; ``family`` ``"module:FAMILY"`` of its plugin family; ``pair_keys`` the keys
     of its ``[[pairs]]`` tables; ``settings_keys`` its own top-level config keys.
     """

@@ -112,7 +112,7 @@ class Config:
         payload = {
             "name": self.name,
             "instances": list(self.patterns),
-            "pairs": [[p.backend, p.formulation, [list(o) for o in p.options], *[v for _, v in p.params],
+            "pairs": [[p.plugin, p.variant, [list(o) for o in p.options], *[v for _, v in p.params],
                        *(["control"] if p.control else [])] for p in self.pairs],
             "task": self.task.label,
             "limits": [self.limits.time_s, self.limits.memory_mb, self.limits.grace_s],

@@ -389,7 +389,7 @@ class CountTask(TaskType):
     def execute(self, pool: Any, spec: RunSpec, marginals: bool = False, trust_refuses: bool = True) -> Executed:
         if spec.instance is None:
             return Executed(error_record(spec, spec.load_error))
-        request = CountRequest(spec.instance, spec.pair.backend, spec.task.label, spec.limits.time_s,
+        request = CountRequest(spec.instance, spec.pair.plugin, spec.task.label, spec.limits.time_s,
                                spec.limits.memory_mb, marginals, trust_refuses, spec.pair.options)
         ex = pool.execute(request)
         result = judge_count(request, ex.kind, ex.outcome, ex.error, ex.wall_s, ex.cpu_s)
@@ -419,7 +419,7 @@ class CountTask(TaskType):
             answer = "unknown"
         versions = result.versions or {}
         try:
-            counter = get_counter(spec.pair.backend)
+            counter = get_counter(spec.pair.plugin)
             solver = counter.solver_label(versions)
             options = counter.resolve_options(spec.pair.option_dict)  # every option, defaults filled in
         except InputError:

@@ -389,7 +389,7 @@ class PlayTask(TaskType):
     def execute(self, pool: Any, spec: RunSpec, heat: bool = False) -> Executed:
         if spec.instance is None:
             return Executed(error_record(spec, spec.load_error))
-        request = PlayRequest(spec.instance, spec.pair.backend, spec.pair.options, spec.pair.formulation,
+        request = PlayRequest(spec.instance, spec.pair.plugin, spec.pair.options, spec.pair.variant,
                               spec.seed if spec.seed is not None else 0, spec.repetition - 1, spec.limits.time_s,
                               spec.limits.memory_mb, heat)
         ex = pool.execute(request)
@@ -410,7 +410,7 @@ class PlayTask(TaskType):
         board = spec.instance
         square = board.grid.kind == "square"
         try:
-            solver = get_strategy(spec.pair.backend).solver_label(result.versions or {})
+            solver = get_strategy(spec.pair.plugin).solver_label(result.versions or {})
         except InputError:
             solver = None
         rec.update(

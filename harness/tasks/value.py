@@ -307,7 +307,7 @@ class ValueTask(TaskType):
                 for subject in subjects for pair in config.pairs for seed in seeds]
 
     def request(self, spec: RunSpec, params: dict[str, Any]) -> ValueRequest:
-        return ValueRequest(spec.instance, spec.pair.backend, spec.pair.options, spec.pair.formulation,
+        return ValueRequest(spec.instance, spec.pair.plugin, spec.pair.options, spec.pair.variant,
                             params.get("costly", True), params.get("budget", 200_000), params.get("rounds", 4),
                             spec.limits.time_s, spec.limits.memory_mb)
 
@@ -344,8 +344,8 @@ class ValueTask(TaskType):
         versions = outcome.versions if outcome is not None else {}
         from harness import __version__
 
-        solver = (f"battlebench {__version__}" if spec.pair.backend == OPTIMAL
-                  else _strategy_label(spec.pair.backend, versions))
+        solver = (f"battlebench {__version__}" if spec.pair.plugin == OPTIMAL
+                  else _strategy_label(spec.pair.plugin, versions))
         rec.update(rows=board.rows if square else None, cols=board.cols if square else None, status=str(status),
                    answer="sat" if found else ("none" if outcome is None else "unknown"),
                    exhausted=int(outcome is not None and outcome.expected is not None),

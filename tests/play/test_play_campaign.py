@@ -130,7 +130,7 @@ def test_a_pair_may_play_fewer_games_and_games_advance_together(tmp_path):
 
     cfg = _config(tmp_path, ['{ backend = "random" }', '{ backend = "posterior", games = 2 }'], games=4)
     runs = expand(load_config(cfg))
-    assert [(r.pair.backend, r.repetition) for r in runs] == [
+    assert [(r.pair.plugin, r.repetition) for r in runs] == [
         ("random", 1), ("posterior", 1), ("random", 2), ("posterior", 2), ("random", 3), ("random", 4)]
     assert len({r.run_id for r in runs}) == 6
 
