@@ -17,6 +17,14 @@ question
     The solve task's two questions, named in its runs' ``task`` column: ``solve`` (k=1)
     and ``count-K`` (distinct boards up to K; K=2 certifies uniqueness; K=0 means all).
     ``count-K`` is a question of the solve task, not the count task.
+count
+    Names three things, always qualified: the *count task* (``task = "deployments"`` or
+    ``"boards"``, the command ``battlebench count``: a deployment instance counted exactly
+    by a counter); the solve task's *count-K question* (``task = "count-K"`` or
+    ``{ kind = "count", k = K }``, ``solve --count K``: a puzzle's distinct boards up to
+    K); and the record's ``count`` *column* (how many the run found: boards for solve, the
+    exact count for the count task).  The count task's variant is *what is counted*
+    (a pair's ``counted``, ``count --by``).
 instance
     What a run is on, read from one file: solve -- one puzzle (size, fleet, row/column
     clues each an integer or unknown, per-cell hints, the rules flag ``touching``);
@@ -44,8 +52,11 @@ formulation
     The solve task's variant of a pair: a way to model a puzzle for a solver
     (``placement``, ``cell``, ``ship-pairs``).  The count task's variant is *what is
     counted* (``deployments`` or ``boards``, as its task label); the play task's is the
-    *announcement rule* (``ship``, ``sunk``, ``none``).  In records and configs the
-    variant is the ``formulation`` column (a config may write ``rule`` for play).
+    *announcement rule* (``ship``, ``sunk``, ``none``).  A config's pairs name the
+    plugin and variant in the task's own words (``backend``/``formulation``,
+    ``counter``/``counted``, ``strategy``/``rule``; the generic ``backend`` and
+    ``formulation`` are accepted by every task); the record keeps them in its
+    ``backend`` and ``formulation`` columns.
 conformance
     What every plugin of a family must do, checked by ``battlebench conform``: a backend
     (each formulation) on brute-forced tiny puzzles -- exact counts, uniqueness, unsat
@@ -143,6 +154,7 @@ __version__ = "0.1.0"
 GLOSSARY = (
     "task",
     "question",
+    "count",
     "instance",
     "plugin",
     "backend",

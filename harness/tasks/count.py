@@ -2,7 +2,8 @@
 
 A config names it ``task = "deployments"`` or ``"boards"`` (what is counted); its pairs
 name counters (``counter = "dp"``, or ``backend = "dp"``) and the options they declare
-(``options = { split = 2 }``, checked before any run), each counting what the task counts.
+(``options = { split = 2 }``, checked before any run), each counting what the task counts
+(a pair may say so: ``counted = "deployments"``, or ``formulation``).
 A run: the worker imports the counter, counts, times it and catches failures
 (:meth:`CountRequest.execute`); here the count is judged against the instance's known
 count (``meta.expected_count``, or the manifest's) and the pure :func:`classify_count`
@@ -357,7 +358,7 @@ class CountTask(TaskType):
     variant = "what is counted"
     subject = "deployment instance"
     family = "harness.counting.counters:FAMILY"
-    pair_keys = ("counter", "backend", "formulation", "options")
+    pair_keys = ("counter", "backend", "counted", "formulation", "options")
 
     @classmethod
     def parse_pair(cls, entry: dict[str, Any], where: str, path: Path, spec: TaskSpec) -> PairSpec:
@@ -369,9 +370,10 @@ class CountTask(TaskType):
             counter = get_counter(name)
         except InputError as exc:
             raise ConfigError(path, f"{where}.{key}", str(exc)) from None
-        what = get(entry, "formulation", str, path, where=f"{where}.formulation") or spec.label
+        counted = one_of(entry, ("counted", "formulation"), where, path)
+        what = get(entry, counted, str, path, where=f"{where}.{counted}") or spec.label
         if what != spec.label:
-            raise ConfigError(path, f"{where}.formulation", f"the task counts {spec.label}: leave formulation out "
+            raise ConfigError(path, f"{where}.{counted}", f"the task counts {spec.label}: leave {counted} out "
                               f"or set it to {spec.label!r}, not {what!r}")
         if spec.label not in counter.by:
             raise ConfigError(path, f"{where}.{key}", f"the {name} counter counts by {' or '.join(counter.by)}, "

@@ -722,3 +722,50 @@ def test_a_control_runs_interleaved_each_copy_first_on_every_other_instance(tmp_
         ("c", "fake/placement"), ("c", "fake/placement~aa"), ("c", "fake/cell"),
     ]
     assert len({s.run_id for s in specs}) == len(specs)
+
+
+# --------------------------------------------------------------------------- each task's own words
+HEAD = 'name = "t"\ninstances = ["a.toml"]\n'
+TASKS = {  # task line, the pair in the task's own words, the same pair in the generic words
+    "count": ('task = "deployments"', 'counter = "dp"\ncounted = "deployments"',
+              'backend = "dp"\nformulation = "deployments"'),
+    "play": ('task = "play"', 'strategy = "density"\nrule = "sunk"', 'backend = "density"\nformulation = "sunk"'),
+    "value": ('task = "value"', 'strategy = "density"\nrule = "none"', 'backend = "density"\nformulation = "none"'),
+}
+
+
+def text(task: str, pair: str) -> str:
+    return f"{HEAD}{TASKS[task][0]}\n[[pairs]]\n{pair}\n"
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_the_tasks_own_words_and_the_generic_ones_make_the_same_campaign(tmp_path, task):
+    own = load_config(write(tmp_path / "own", text(task, TASKS[task][1])), require_instances=False)
+    generic = load_config(write(tmp_path / "generic", text(task, TASKS[task][2])), require_instances=False)
+    assert own.pairs == generic.pairs and own.hash == generic.hash
+    pair = own.pairs[0]
+    assert (pair.plugin, pair.variant) == tuple(line.split('"')[1] for line in TASKS[task][1].splitlines())
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+@pytest.mark.parametrize("line", [0, 1])
+def test_a_pair_naming_one_idea_twice_is_one_config_error(tmp_path, task, line):
+    own, generic = (TASKS[task][i].splitlines()[line] for i in (1, 2))
+    generic_key = generic.split()[0]
+    msg = fails_text(tmp_path, text(task, f"{TASKS[task][1]}\n{generic}"), f"pairs[0].{generic_key}")
+    assert f"name it once: {own.split()[0]} or {generic_key}, not both" in msg
+
+
+def test_the_count_tasks_error_names_its_word(tmp_path):
+    msg = fails_text(tmp_path, text("count", 'counter = "dp"\ncounted = "boards"'), "pairs[0].counted")
+    assert "leave counted out or set it to 'deployments', not 'boards'" in msg
+
+
+def test_the_play_tasks_error_names_its_word(tmp_path):
+    msg = fails_text(tmp_path, text("play", 'strategy = "density"\nrule = "loud"'), "pairs[0].rule")
+    assert "announcement rule" in msg
+
+
+def test_the_solve_task_takes_no_other_tasks_words(tmp_path):
+    msg = fails_text(tmp_path, f'{HEAD}[[pairs]]\ncounter = "dp"\n', "pairs[0].counter")
+    assert "backend" in msg
