@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.core.status import Task
+from harness.core.status import Question
 from harness.puzzle.formats import read_instance
 from harness.tasks.isolated import IsolatedSolver
 
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
                     legs = [(native, nopts, "in process"), (tool, {**topts, "measure": "process"}, "binary"),
                             (tool, {**topts, "measure": "runexec"}, "binary, runexec")]
                     for backend, opts, how in (leg for leg in legs if leg[2] in hows):
-                        res = iso.solve(inst, backend, args.formulation, Task.count(2), opts, 120)
+                        res = iso.solve(inst, backend, args.formulation, Question.count(2), opts, 120)
                         parts = PARTS.search(res.detail or "")
                         rows.append({"solver": solver, "how": how, "pair": f"{backend}[{','.join(map(str, opts.values()))}]",
                                      "instance": inst.name, "repetition": rep, "status": res.status.value,

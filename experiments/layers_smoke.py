@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.core.status import Task
+from harness.core.status import Question
 from harness.puzzle.formats import read_instance
 from harness.tasks.isolated import IsolatedSolver
 
@@ -74,12 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     with IsolatedSolver(grace_s=5.0) as iso:
         warm = read_instance(ROOT / "instances" / "smoke" / "tiny_4x4.toml")
         for backend, opts, _label in pairs:  # each solver library imported before any clock runs
-            iso.solve(warm, backend, args.formulation, Task.count(0), opts, 60)
+            iso.solve(warm, backend, args.formulation, Question.count(0), opts, 60)
         for name, k in TASKS:
             inst = read_instance(ROOT / "instances" / "solbat" / f"{name}.toml")
             task = f"{name} count {k or 'all'}"
             for backend, opts, label in pairs:
-                res = iso.solve(inst, backend, args.formulation, Task.count(k), opts, args.time_limit)
+                res = iso.solve(inst, backend, args.formulation, Question.count(k), opts, args.time_limit)
                 t = res.times
                 row = {"task": task, "pair": label, "backend": backend, "options": opts,
                        "status": str(res.status), "boards": res.count, "complete": res.complete,

@@ -20,7 +20,7 @@ from typing import Any
 from harness import __version__
 from harness.backends.base import Answer
 from harness.backends.registry import check_pair
-from harness.core.status import Status, Task, Termination, classify
+from harness.core.status import Status, Question, Termination, classify
 from harness.core.task import WorkerOutcome
 from harness.errors import HarnessError
 from harness.model import build_model
@@ -131,7 +131,7 @@ def execute(
     instance: Instance,
     backend: str,
     formulation: str,
-    task: Task = Task(),
+    task: Question = Question(),
     options: dict[str, Any] | None = None,
     time_limit_s: float | None = None,
 ) -> Outcome:
@@ -188,7 +188,7 @@ def judge(
     instance: Instance,
     backend: str,
     formulation: str,
-    task: Task,
+    task: Question,
     options: dict[str, Any],
     outcome: Outcome | None,
     termination: Termination | None = None,
@@ -239,7 +239,7 @@ def solve_in_process(
     instance: Instance,
     backend: str,
     formulation: str,
-    task: Task = Task(),
+    task: Question = Question(),
     options: dict[str, Any] | None = None,
     time_limit_s: float | None = None,
 ) -> SolveResult:
@@ -271,7 +271,7 @@ def warm_up(backend: str) -> dict[str, str]:
     cls = get_backend(backend)
     tiny = Instance(rows=1, cols=2, fleet={1: 1}, row_clues=(1,), col_clues=(None, None), name="warm-up")
     for formulation in cls.formulations:
-        solve_in_process(tiny, backend, formulation, Task.count(0), time_limit_s=60)
+        solve_in_process(tiny, backend, formulation, Question.count(0), time_limit_s=60)
     return _versions(cls)
 
 

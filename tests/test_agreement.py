@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.backends.registry import FAMILY, all_pairs, get_backend
-from harness.core.status import Status, Task
+from harness.core.status import Status, Question
 from harness.puzzle.formats import read_instance
 
 ROOT = Path(__file__).resolve().parents[1] / "instances"
@@ -55,14 +55,14 @@ def _check(entry, results):
 @pytest.mark.parametrize("entry", SMALL, ids=[e["name"] for e in SMALL])
 def test_all_pairs_agree_on_small_suites(isolated, entry):
     inst = read_instance(ROOT / entry["path"])
-    results = {f"{b}/{f}": isolated.solve(inst, b, f, Task.count(2), time_limit_s=LIMIT_S) for b, f in AVAILABLE}
+    results = {f"{b}/{f}": isolated.solve(inst, b, f, Question.count(2), time_limit_s=LIMIT_S) for b, f in AVAILABLE}
     _check(entry, results)
 
 
 @pytest.mark.parametrize("entry", SOLBAT, ids=[e["name"] for e in SOLBAT])
 def test_fastest_pairs_agree_on_solbat(isolated, entry):
     inst = read_instance(ROOT / entry["path"])
-    results = {f"sat/{f}": isolated.solve(inst, "sat", f, Task.count(2), time_limit_s=LIMIT_S)
+    results = {f"sat/{f}": isolated.solve(inst, "sat", f, Question.count(2), time_limit_s=LIMIT_S)
                for f in ("placement", "cell")}
     _check(entry, results)
     assert all(r.decided for r in results.values()), {p: str(r.status) for p, r in results.items()}
@@ -73,7 +73,7 @@ def test_pairs_other_than_the_certifier_confirm_generated_claims(isolated, entry
     """The generator certified these with cpsat/placement; two other pairs must say the same."""
     inst = read_instance(ROOT / entry["path"])
     assert inst.meta["certificate"]["pair"] == "cpsat/placement"
-    results = {p: isolated.solve(inst, *p.split("/"), Task.count(2), time_limit_s=LIMIT_S)
+    results = {p: isolated.solve(inst, *p.split("/"), Question.count(2), time_limit_s=LIMIT_S)
                for p in ("sat/cell", "cpsat/cell")}
     _check(entry, results)
     assert all(r.decided for r in results.values()), {p: str(r.status) for p, r in results.items()}

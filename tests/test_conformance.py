@@ -14,7 +14,7 @@ import pytest
 
 from harness.backends.registry import all_pairs, get_backend
 from harness.conform import CHECKS, conform
-from harness.core.status import Status, Task
+from harness.core.status import Status, Question
 from harness.puzzle.formats import read_instance
 from tiny import TINY, truth
 
@@ -57,7 +57,7 @@ def test_sb_12_12_5_0_has_51_boards(isolated, backend, formulation):
     _skip_unavailable(backend)
     inst = read_instance(SOLBAT / "sb_12_12_5_0.toml")
     k = 2 if backend == "mip" else 0
-    res = isolated.solve(inst, backend, formulation, Task.count(k), time_limit_s=120)
+    res = isolated.solve(inst, backend, formulation, Question.count(k), time_limit_s=120)
     assert res.status is Status.SAT and res.count == (k or 51) and res.complete == (k == 0), res.detail
     assert all(v.startswith("ok") for v in res.verdicts)
     assert res.model["variables"] > 0 and res.model["constraints"] > 0
@@ -69,6 +69,6 @@ def test_sb_12_12_5_0_has_51_boards(isolated, backend, formulation):
 def test_unsat_by_clue_sums_is_decided_fast(isolated, backend, formulation):
     _skip_unavailable(backend)
     inst = read_instance(SOLBAT / "sb_13_13_5_5.toml")  # row sums 53, column sums 51
-    res = isolated.solve(inst, backend, formulation, Task.count(2), time_limit_s=60)
+    res = isolated.solve(inst, backend, formulation, Question.count(2), time_limit_s=60)
     assert res.status is Status.UNSAT and res.complete and "precheck" in res.detail
     assert res.model["variables"] is None  # answered before any native model was built

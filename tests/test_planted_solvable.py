@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.backends.registry import all_pairs
-from harness.core.status import Status, Task
+from harness.core.status import Status, Question
 from harness.puzzle.plant import instance_from_board, random_board
 from harness.puzzle.verify import verify
 
@@ -34,7 +34,7 @@ def test_planted_instances_are_satisfiable(isolated, seed, rows, cols, pair, tou
     inst = instance_from_board(board, fleet, touching=touching, hint_cells=hints, piece_hints=rng.random() < 0.5,
                                unknown_clue_fraction=unknown, rng=rng)
     assert verify(inst, board).ok
-    res = isolated.solve(inst, *pair, Task.count(2), time_limit_s=60)
+    res = isolated.solve(inst, *pair, Question.count(2), time_limit_s=60)
     assert res.status is Status.SAT, (pair, res.status, res.error, res.detail)
     assert all(verify(inst, b).ok for b in res.boards)
     if res.complete:  # proven unique: it must be the planted board

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from harness.core.status import Status, Task, Termination
+from harness.core.status import Status, Question, Termination
 from harness.errors import UsageError
 from harness.puzzle.instance import Instance
 from harness.tasks.isolated import IsolatedSolver
@@ -40,12 +40,12 @@ def test_board_failing_the_verifier_is_wrong_and_never_shown():
 
 
 def test_one_wrong_board_among_good_ones_makes_the_run_wrong():
-    res = solve_in_process(tiny((GOOD, TOUCHING)), "fake", "placement", Task.count(2))
+    res = solve_in_process(tiny((GOOD, TOUCHING)), "fake", "placement", Question.count(2))
     assert res.status is Status.WRONG
 
 
 def test_duplicate_boards_count_once():
-    res = solve_in_process(tiny((GOOD, GOOD)), "fake", "placement", Task.count(0))
+    res = solve_in_process(tiny((GOOD, GOOD)), "fake", "placement", Question.count(0))
     assert res.count == 1 and res.status is Status.SAT
 
 
@@ -56,7 +56,7 @@ def test_no_board_and_exhausted_is_unsat_but_not_exhausted_is_timeout():
 
 
 def test_count_two_with_one_board_needs_proof_of_exhaustion():
-    res = solve_in_process(tiny(), "fake", "placement", Task.count(2), {"exhausted": False})
+    res = solve_in_process(tiny(), "fake", "placement", Question.count(2), {"exhausted": False})
     assert res.status is Status.TIMEOUT and not res.complete
     out = res.to_json()
     assert out["boards"] == [] and out["partial_boards"] == [list(GOOD)]

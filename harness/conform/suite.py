@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from harness.conform.cases import LIMIT_CASE, SOLVER_UNSAT, TINY, truth
-from harness.core.status import Status, Task, Termination
+from harness.core.status import Status, Question, Termination
 from harness.solve import SolveResult
 
 CHECKS = ("count-all", "count-2", "solve", "unsat", "verified", "limit")
@@ -100,11 +100,11 @@ def _unsat(res: SolveResult, name: str) -> str | None:
     return None
 
 
-_CASES: dict[str, tuple[list, Task, Callable[[SolveResult, str], str | None]]] = {
-    "count-all": (TINY, Task.count(0), _count_all),
-    "count-2": (TINY, Task.count(2), _count_two),
-    "solve": (TINY, Task(), _solve),
-    "unsat": (SOLVER_UNSAT, Task(), _unsat),
+_CASES: dict[str, tuple[list, Question, Callable[[SolveResult, str], str | None]]] = {
+    "count-all": (TINY, Question.count(0), _count_all),
+    "count-2": (TINY, Question.count(2), _count_two),
+    "solve": (TINY, Question(), _solve),
+    "unsat": (SOLVER_UNSAT, Question(), _unsat),
 }
 
 
@@ -130,7 +130,7 @@ def _limit(solver: Any, backend: str, formulation: str, options: dict[str, Any],
     except Exception:  # noqa: BLE001 - a build that fails is the solve's to report
         built = 0.0
     limit = LIMIT_S + 2 * built
-    res = solver.solve(LIMIT_CASE, backend, formulation, Task.count(0), options, time_limit_s=limit)
+    res = solver.solve(LIMIT_CASE, backend, formulation, Question.count(0), options, time_limit_s=limit)
     wall = res.times.get("wall_s", 0.0)
     if res.termination is Termination.TIMEOUT:
         return f"killed from outside after {wall:.1f} s: the backend ignores its time limit ({limit:.3g} s)", wall

@@ -83,10 +83,6 @@ class Question:
         return "solve" if self.kind == "solve" else f"count-{self.k}"
 
 
-Task = Question
-"""The name backends, the conformance suite and plugins use for the solve task's question."""
-
-
 def ended_early(termination: Termination) -> Status | None:
     """The status of a run that ended before answering (crash, memout, timeout), else None.  Pure."""
     return {Termination.CRASH: Status.ERROR, Termination.MEMOUT: Status.MEMOUT,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.backends.registry import check_pair
-from harness.core.status import Task
+from harness.core.status import Question
 from harness.errors import UsageError
 from harness.puzzle.instance import Instance
 from harness.tasks.isolated import IsolatedSolver
@@ -69,9 +69,9 @@ class Certifier:
 
     def __call__(self, instance: Instance) -> SolveResult:
         if self.racing:
-            self.last_race = self.solver.race(instance, self.legs, Task.count(2), self.limit_s)
+            self.last_race = self.solver.race(instance, self.legs, Question.count(2), self.limit_s)
             return self.last_race.result
-        return self.solver.solve(instance, self.backend, self.formulation, Task.count(2), self.options, self.limit_s)
+        return self.solver.solve(instance, self.backend, self.formulation, Question.count(2), self.options, self.limit_s)
 
     def close(self) -> None:
         self.solver.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness.backends.registry import check_pair
-from harness.core.status import Task
+from harness.core.status import Question
 from harness.core.task import Limits, PairSpec, Subject, make_spec
 from harness.errors import BackendError
 from harness.puzzle.instance import Instance
@@ -37,7 +37,7 @@ class IsolatedSolver:
         instance: Instance,
         backend: str,
         formulation: str,
-        task: Task = Task(),
+        task: Question = Question(),
         options: dict[str, Any] | None = None,
         time_limit_s: float | None = None,
     ) -> SolveResult:
@@ -49,7 +49,7 @@ class IsolatedSolver:
         spec = make_spec(subject, pair, spec_of(task), None, 1, Limits(time_limit_s, self.memory_mb, self.grace_s))
         return SolveTask().execute(self.pool, spec).result
 
-    def race(self, instance: Instance, legs: list[tuple[str, str, dict[str, Any]]], task: Task = Task(),
+    def race(self, instance: Instance, legs: list[tuple[str, str, dict[str, Any]]], task: Question = Question(),
              time_limit_s: float | None = None) -> "RaceResult":
         """Race the legs ``(backend, formulation, options)`` on ``instance`` (:mod:`harness.runner.race`)."""
         from harness.runner.race import leg_label, race

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.backends.registry import get_backend
-from harness.core.status import Status, Task, Termination
+from harness.core.status import Status, Question, Termination
 from harness.errors import UsageError
 from harness.puzzle.formats import read_instance
 from harness.puzzle.verify import verify
@@ -65,7 +65,7 @@ def test_counts_equal_brute_force(isolated, solver):
     for formulation in FORMULATIONS:
         for inst in TINY:
             expected = truth(inst.name)
-            res = isolated.solve(inst, "cpmpy", formulation, Task.count(0), {"solver": solver}, 60)
+            res = isolated.solve(inst, "cpmpy", formulation, Question.count(0), {"solver": solver}, 60)
             assert_sound(res, inst)
             assert res.status is (Status.SAT if expected else Status.UNSAT), (formulation, inst.name, res.error)
             assert res.complete and res.termination is Termination.COMPLETED, (formulation, inst.name)
@@ -81,7 +81,7 @@ def test_time_limit_is_honoured(isolated, solver):
     """The solver stops itself (an answer a little after the limit is the runner's
     timeout); it never claims to have exhausted the search (Choco once did)."""
     inst = read_instance(SOLBAT / "sb_15_15_7_0.toml")
-    res = isolated.solve(inst, "cpmpy", "placement", Task.count(0), {"solver": solver}, 1.0)
+    res = isolated.solve(inst, "cpmpy", "placement", Question.count(0), {"solver": solver}, 1.0)
     assert res.status is Status.TIMEOUT and not res.complete, (res.status, res.error, res.detail)
     assert res.termination in (Termination.SOLVER_LIMIT, Termination.TIMEOUT), res.termination
     assert "exhausted=True" not in res.detail, res.detail  # a late answer is described there
@@ -111,7 +111,7 @@ def test_model_size_is_cpmpys(isolated):
 def test_threads_and_seed_are_passed(isolated, solver):
     inst = BY_NAME["open-4x3"]
     for threads in (2, 1):  # highs: the process-wide thread pool is restarted
-        res = isolated.solve(inst, "cpmpy", "placement", Task.count(0),
+        res = isolated.solve(inst, "cpmpy", "placement", Question.count(0),
                              {"solver": solver, "threads": threads, "seed": 7}, 60)
         assert_sound(res, inst)
         assert res.complete and {b.cells for b in res.boards} == truth(inst.name), res.error

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.backends.registry import get_backend
-from harness.core.status import Status, Task, Termination
+from harness.core.status import Status, Question, Termination
 from harness.errors import UsageError
 from harness.puzzle.verify import verify
 from tiny import MANY, SOLVER_UNSAT, TINY, assert_sound, truth
@@ -34,7 +34,7 @@ def test_declared_options():
 @pytest.mark.parametrize("formulation", FORMULATIONS)
 def test_both_enumeration_modes_count_like_brute_force(isolated, formulation, mode):
     for inst in TINY:
-        res = isolated.solve(inst, "cpsat", formulation, Task.count(0), {"enumeration": mode}, 60)
+        res = isolated.solve(inst, "cpsat", formulation, Question.count(0), {"enumeration": mode}, 60)
         assert_sound(res, inst)
         assert res.complete and res.termination is Termination.COMPLETED
         assert {b.cells for b in res.boards} == truth(inst.name), inst.name
@@ -47,14 +47,14 @@ def test_both_enumeration_modes_count_like_brute_force(isolated, formulation, mo
 @pytest.mark.parametrize("formulation", FORMULATIONS)
 def test_unsat_is_proved_by_the_solver(isolated, formulation, mode):
     for inst in SOLVER_UNSAT:
-        res = isolated.solve(inst, "cpsat", formulation, Task(), {"enumeration": mode}, 60)
+        res = isolated.solve(inst, "cpsat", formulation, Question(), {"enumeration": mode}, 60)
         assert res.status is Status.UNSAT and res.complete, (res.error, res.detail)
         assert "1 CP-SAT call" in res.detail  # the solver, not the precheck, decided it
 
 
 def test_threads_use_blocking_and_keep_the_count(isolated):
     for inst in MANY:
-        res = isolated.solve(inst, "cpsat", "placement", Task.count(0), {"threads": 2}, 60)
+        res = isolated.solve(inst, "cpsat", "placement", Question.count(0), {"threads": 2}, 60)
         assert_sound(res, inst)
         assert {b.cells for b in res.boards} == truth(inst.name) and res.complete
         assert res.detail.startswith("blocking") and "2 worker" in res.detail
@@ -65,7 +65,7 @@ def test_time_limit_is_reported_as_timeout(isolated, mode):
     from harness.puzzle.formats import read_instance
 
     inst = read_instance(SOLBAT / "sb_15_15_7_0.toml")  # unique, and slow to prove so
-    res = isolated.solve(inst, "cpsat", "cell", Task.count(0), {"enumeration": mode}, 1.0)
+    res = isolated.solve(inst, "cpsat", "cell", Question.count(0), {"enumeration": mode}, 1.0)
     assert res.status is Status.TIMEOUT and res.termination is Termination.SOLVER_LIMIT, res.detail
     # CPU seconds, not wall: a backend computing past its limit shows in them on any machine, while a loaded
     # machine's waiting does not (one worker by default; the build is in them too)
@@ -121,7 +121,7 @@ def test_new_solver_applies_the_options_and_build_adds_the_longest_first_order()
 def test_long_first_branching_counts_like_brute_force(isolated, formulation, mode):
     opts = {"branching": "long-first", "lazy_lp": False, "enumeration": mode}
     for inst in TINY:
-        res = isolated.solve(inst, "cpsat", formulation, Task.count(0), opts, 60)
+        res = isolated.solve(inst, "cpsat", formulation, Question.count(0), opts, 60)
         assert_sound(res, inst)
         assert res.complete and {b.cells for b in res.boards} == truth(inst.name), inst.name
 

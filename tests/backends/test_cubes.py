@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from harness.backends.cubes import CUBES_PER_SEARCH, cubes
-from harness.core.status import Status, Task, Termination
+from harness.core.status import Status, Question, Termination
 from harness.model import build_model
 from tiny import MANY, TINY, assert_sound, inst, truth
 
@@ -78,14 +78,14 @@ def test_both_ways_of_cutting_are_used():
 def test_split_counts_like_brute_force(isolated, formulation):
     for opts in ({"split": 2}, {"split": 3, "branching": "long-first", "lazy_lp": False}):
         for instance in TINY:
-            res = isolated.solve(instance, "cpsat", formulation, Task.count(0), opts, 60)
+            res = isolated.solve(instance, "cpsat", formulation, Question.count(0), opts, 60)
             assert_sound(res, instance)
             assert res.complete and {b.cells for b in res.boards} == truth(instance.name), instance.name
 
 
 def test_split_stops_at_the_count_asked(isolated):
     for instance in MANY:
-        res = isolated.solve(instance, "cpsat", "placement", Task.count(2), {"split": 2}, 60)
+        res = isolated.solve(instance, "cpsat", "placement", Question.count(2), {"split": 2}, 60)
         assert res.status is Status.SAT and len(res.boards) == 2 and not res.complete, instance.name
 
 
@@ -103,7 +103,7 @@ def test_a_split_search_out_of_time_is_a_timeout_not_a_proof(isolated):
     from harness.puzzle.formats import read_instance
 
     hard = read_instance(Path(__file__).resolve().parents[2] / "instances" / "large" / "large_30x20_minimal_s508.toml")
-    res = isolated.solve(hard, "cpsat", "placement", Task.count(2), {"split": 2}, 2)
+    res = isolated.solve(hard, "cpsat", "placement", Question.count(2), {"split": 2}, 2)
     assert res.status is Status.TIMEOUT and not res.complete
     assert res.termination in (Termination.SOLVER_LIMIT, Termination.TIMEOUT)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from harness.backends.registry import get_backend
-from harness.core.status import Status, Task, Termination
+from harness.core.status import Status, Question, Termination
 from harness.errors import UsageError
 from harness.model import build_model
 from harness.puzzle.formats import read_instance
@@ -59,7 +59,7 @@ def test_unknown_solver_is_a_usage_error_naming_it_and_the_installed_ones(isolat
     text = str(err.value)
     assert "no-such-solver" in text and "gecode" in text and "\n" not in text
     with pytest.raises(UsageError, match="no-such-solver"):  # refused before any worker runs
-        isolated.solve(BY_NAME["one-cell"], "minizinc", "placement", Task(), {"solver": "no-such-solver"}, 10)
+        isolated.solve(BY_NAME["one-cell"], "minizinc", "placement", Question(), {"solver": "no-such-solver"}, 10)
 
 
 def test_a_listed_solver_that_cannot_run_is_refused():
@@ -78,7 +78,7 @@ def test_a_listed_solver_that_cannot_run_is_refused():
 def test_counts_equal_brute_force(isolated, formulation, mode):
     for inst in CASES:
         # a generous limit: blocking starts MiniZinc once per board, which a loaded machine makes slow
-        res = isolated.solve(inst, "minizinc", formulation, Task.count(0), {"enumeration": mode}, 900)
+        res = isolated.solve(inst, "minizinc", formulation, Question.count(0), {"enumeration": mode}, 900)
         assert_sound(res, inst)
         assert res.complete and {b.cells for b in res.boards} == truth(inst.name), (inst.name, res.detail)
         if mode == "blocking" or inst.touching:  # one call per board, and one proving there is no more
@@ -107,7 +107,7 @@ def test_touching_boards_come_once_each(isolated, formulation):
     ways = _decompositions(inst)
     assert set(ways) == truth(inst.name) and max(ways.values()) > 1  # the premise: several decompositions
     for k in (0, 2):
-        res = isolated.solve(inst, "minizinc", formulation, Task.count(k), {"enumeration": "all"}, 60)
+        res = isolated.solve(inst, "minizinc", formulation, Question.count(k), {"enumeration": "all"}, 60)
         assert_sound(res, inst)
         want = len(ways) if k == 0 else 2
         assert res.count == want and "blocking:" in res.detail, res.detail
@@ -120,17 +120,17 @@ def test_touching_boards_come_once_each(isolated, formulation):
 def test_count_two_and_solve(isolated, formulation, mode):
     for inst in MANY + SOLVER_UNSAT + [BY_NAME["clued-with-hints"], BY_NAME["touching-hints"]]:
         n = len(truth(inst.name))  # many, unique, none; with and without touching
-        res = isolated.solve(inst, "minizinc", formulation, Task.count(2), {"enumeration": mode}, 60)
+        res = isolated.solve(inst, "minizinc", formulation, Question.count(2), {"enumeration": mode}, 60)
         assert_sound(res, inst)
         assert res.count == min(n, 2) and res.complete == (n < 2), (inst.name, res.detail)
-        one = isolated.solve(inst, "minizinc", formulation, Task(), {"enumeration": mode}, 60)
+        one = isolated.solve(inst, "minizinc", formulation, Question(), {"enumeration": mode}, 60)
         assert one.status is (Status.SAT if n else Status.UNSAT) and one.count == min(n, 1), inst.name
 
 
 @pytest.mark.parametrize("formulation", FORMULATIONS)
 def test_unsat_is_proved_by_the_solver(isolated, formulation):
     for inst in SOLVER_UNSAT:
-        res = isolated.solve(inst, "minizinc", formulation, Task(), {}, 60)
+        res = isolated.solve(inst, "minizinc", formulation, Question(), {}, 60)
         assert res.status is Status.UNSAT and res.complete, (res.error, res.detail)
         assert "precheck" not in res.detail and res.model["variables"] > 0
 
@@ -140,7 +140,7 @@ def test_unsat_is_proved_by_the_solver(isolated, formulation):
 def test_time_limit_is_honoured(isolated, formulation, mode):
     """Gecode finds no board of sb_15_15_7_0 in 20 s: a 2 s limit must stop the backend itself."""
     inst = read_instance(SOLBAT / "sb_15_15_7_0.toml")
-    res = isolated.solve(inst, "minizinc", formulation, Task.count(0), {"enumeration": mode}, 2.0)
+    res = isolated.solve(inst, "minizinc", formulation, Question.count(0), {"enumeration": mode}, 2.0)
     assert res.status is Status.TIMEOUT and res.termination is Termination.SOLVER_LIMIT, (res.error, res.detail)
     assert not res.complete and res.times["cpu_s"] < 2.0 + 3, res.times  # CPU: a loaded machine's waiting is not work
     assert all(v.startswith("ok") for v in res.verdicts)
@@ -148,7 +148,7 @@ def test_time_limit_is_honoured(isolated, formulation, mode):
 
 def test_versions_size_and_reported_time(isolated):
     inst = read_instance(SOLBAT / "sb_12_12_5_0.toml")
-    res = isolated.solve(inst, "minizinc", "placement", Task.count(2), {}, 60)
+    res = isolated.solve(inst, "minizinc", "placement", Question.count(2), {}, 60)
     assert res.status is Status.SAT and res.count == 2 and not res.complete, res.detail
     assert re.fullmatch(r"\d+\.\d+\.\d+", res.versions["minizinc"]) and res.versions.get("gecode"), res.versions
     assert res.detail.startswith(f"org.gecode.gecode@{res.versions['gecode']}, all: 1 MiniZinc call (--num-solutions 2)")
@@ -160,6 +160,6 @@ def test_versions_size_and_reported_time(isolated):
 @pytest.mark.parametrize("formulation", FORMULATIONS)
 def test_threads_and_seed_keep_the_count(isolated, formulation, options):
     inst = read_instance(SOLBAT / "sb_12_12_5_0.toml")
-    res = isolated.solve(inst, "minizinc", formulation, Task.count(0), options, 120)
+    res = isolated.solve(inst, "minizinc", formulation, Question.count(0), options, 120)
     assert res.status is Status.SAT and res.complete and res.count == 51, res.detail
     assert all(v.startswith("ok") for v in res.verdicts)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.backends.registry import get_backend
-from harness.core.status import Status, Task, Termination
+from harness.core.status import Status, Question, Termination
 from harness.errors import UsageError
 from harness.puzzle.brute import count_boards
 from harness.puzzle.instance import Hint as H
@@ -25,7 +25,7 @@ SOLBAT = Path(__file__).resolve().parents[2] / "instances" / "solbat"
 
 def test_symmetry_option_keeps_the_count(isolated):
     for inst in MANY + [BY_NAME["touching-hints"], BY_NAME["clued-4x4"]]:
-        res = isolated.solve(inst, "mip", "ship-pairs", Task.count(0), {"symmetry": True}, 60)
+        res = isolated.solve(inst, "mip", "ship-pairs", Question.count(0), {"symmetry": True}, 60)
         assert_sound(res, inst)
         assert {b.cells for b in res.boards} == truth(inst.name), inst.name
 
@@ -34,7 +34,7 @@ def test_time_limit_is_reported_as_timeout(isolated):
     from harness.puzzle.formats import read_instance
 
     inst = read_instance(SOLBAT / "sb_15_15_7_0.toml")
-    res = isolated.solve(inst, "mip", "cell", Task.count(0), {}, 0.5)
+    res = isolated.solve(inst, "mip", "cell", Question.count(0), {}, 0.5)
     assert res.status is Status.TIMEOUT and res.termination is Termination.SOLVER_LIMIT, (res.status, res.error)
     assert not res.complete and res.times["cpu_s"] < 0.5 + 4  # CPU, not wall: a loaded machine's waiting is not work
     assert all(verify(inst, b).ok for b in res.boards)
@@ -54,7 +54,7 @@ def test_cell_model_is_sparse(isolated):
     assert len(pieces) < inst.rows * inst.cols  # the zero clues and the water hint leave cells uncovered
     size = isolated.build(inst, "mip", "cell")
     assert size["variables"] == sum(1 + len(ts) for ts in pieces.values()) + len(m.placements)
-    res = isolated.solve(inst, "mip", "cell", Task.count(0), {}, 60)
+    res = isolated.solve(inst, "mip", "cell", Question.count(0), {}, 60)
     assert_sound(res, inst)
     assert res.complete and res.count == count_boards(inst) > 0
 
@@ -63,7 +63,7 @@ def test_cell_model_is_sparse(isolated):
 def test_hint_no_placement_can_give_still_builds(isolated, formulation):
     # '<' in the last column: no kept placement puts it there (the precheck answers unsat)
     inst = tiny_inst("left-at-edge", 3, 3, {1: 1, 2: 1}, (None,) * 3, (None,) * 3, hints={(1, 2): H.LEFT})
-    res = isolated.solve(inst, "mip", formulation, Task(), {}, 60)
+    res = isolated.solve(inst, "mip", formulation, Question(), {}, 60)
     assert res.status is Status.UNSAT and res.complete, (res.error, res.detail)
 
 
@@ -95,7 +95,7 @@ def test_declared_options():
 def test_thread_count_can_change_between_runs(isolated):
     inst = BY_NAME["open-4x3"]
     for threads in (2, 1):  # HiGHS's process-wide thread pool is restarted
-        res = isolated.solve(inst, "mip", "placement", Task.count(0), {"threads": threads}, 60)
+        res = isolated.solve(inst, "mip", "placement", Question.count(0), {"threads": threads}, 60)
         assert_sound(res, inst)
         assert {b.cells for b in res.boards} == truth(inst.name)
 
@@ -104,7 +104,7 @@ def test_highs_presolve_solve_error_does_not_break_enumeration(isolated):
     """HiGHS 1.15 presolve answers "Solve error" on the last, infeasible re-solve here
     (ERGO-Code/HiGHS#1710-like); the backend retries that call without presolve."""
     inst = BY_NAME["touching-hints"]
-    res = isolated.solve(inst, "mip", "ship-pairs", Task.count(0), {}, 60)
+    res = isolated.solve(inst, "mip", "ship-pairs", Question.count(0), {}, 60)
     assert_sound(res, inst)
     assert res.complete and {b.cells for b in res.boards} == truth(inst.name), res.detail
 
@@ -129,7 +129,7 @@ def test_scip_engine_counts_like_brute_force(isolated, formulation):
     from tiny import TINY
 
     for inst in TINY:
-        res = isolated.solve(inst, "mip", formulation, Task.count(0), {"engine": "scip"}, 60)
+        res = isolated.solve(inst, "mip", formulation, Question.count(0), {"engine": "scip"}, 60)
         assert_sound(res, inst)
         assert res.complete and {b.cells for b in res.boards} == truth(inst.name), (inst.name, res.detail)
         if res.model["variables"] is not None:  # solved: one cut per board, added to the same model
@@ -150,7 +150,7 @@ def test_scip_engine_time_limit_is_honoured(isolated):
 
     inst = read_instance(SOLBAT / "sb_15_15_7_0.toml")
     for formulation in ("placement", "cell"):
-        res = isolated.solve(inst, "mip", formulation, Task.count(0), {"engine": "scip"}, 1.0)
+        res = isolated.solve(inst, "mip", formulation, Question.count(0), {"engine": "scip"}, 1.0)
         assert res.status is Status.TIMEOUT and not res.complete, (res.status, res.error)
         assert res.termination in (Termination.SOLVER_LIMIT, Termination.TIMEOUT), res.termination
         assert "exhausted=True" not in res.detail
@@ -162,6 +162,6 @@ def test_scip_engine_threads_and_seed(isolated):
     inst = BY_NAME["open-4x3"]
     for threads in (2, 1):
         opts = {"engine": "scip", "threads": threads, "seed": 3}
-        res = isolated.solve(inst, "mip", "placement", Task.count(0), opts, 60)
+        res = isolated.solve(inst, "mip", "placement", Question.count(0), opts, 60)
         assert_sound(res, inst)
         assert {b.cells for b in res.boards} == truth(inst.name)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.backends.registry import get_backend
-from harness.core.status import Status, Task, Termination
+from harness.core.status import Status, Question, Termination
 from harness.errors import UsageError
 from harness.puzzle.instance import Instance
 from harness.puzzle.plant import instance_from_board, random_board
@@ -56,7 +56,7 @@ def test_declared_options():
 @pytest.mark.parametrize("formulation", FORMULATIONS)
 def test_every_option_keeps_the_count(isolated, formulation, options):
     for inst in MANY + SOLVER_UNSAT + [BY_NAME["touching-hints"], BY_NAME["right-and-middle"]]:
-        res = isolated.solve(inst, "sat", formulation, Task.count(0), options, 60)
+        res = isolated.solve(inst, "sat", formulation, Question.count(0), options, 60)
         assert_sound(res, inst)
         assert res.complete and {b.cells for b in res.boards} == truth(inst.name), (inst.name, options)
 
@@ -64,7 +64,7 @@ def test_every_option_keeps_the_count(isolated, formulation, options):
 @pytest.mark.parametrize("formulation", FORMULATIONS)
 def test_unsat_is_proved_by_the_solver(isolated, formulation):
     for inst in SOLVER_UNSAT:
-        res = isolated.solve(inst, "sat", formulation, Task(), {}, 60)
+        res = isolated.solve(inst, "sat", formulation, Question(), {}, 60)
         assert res.status is Status.UNSAT and res.complete, (res.error, res.detail)
         assert "1 solve call" in res.detail  # the solver, not the precheck, decided it
 
@@ -72,7 +72,7 @@ def test_unsat_is_proved_by_the_solver(isolated, formulation):
 @pytest.mark.parametrize("formulation", FORMULATIONS)
 def test_big_board_builds_and_solves(isolated, formulation):
     inst = _big(unknown=False)
-    res = isolated.solve(inst, "sat", formulation, Task(), {}, 60)
+    res = isolated.solve(inst, "sat", formulation, Question(), {}, 60)
     assert_sound(res, inst)
     assert res.status is Status.SAT and res.count == 1
     assert res.times["build_s"] > 0.0  # its speed: benchmarks/build_time.py, never a wall-clock bound here
@@ -81,7 +81,7 @@ def test_big_board_builds_and_solves(isolated, formulation):
 @pytest.mark.parametrize("solver", ["cadical195", "glucose3"])  # budget chunks / interrupt()
 def test_time_limit_is_reported_as_timeout(isolated, solver):
     inst = _big(unknown=True)  # astronomically many boards
-    res = isolated.solve(inst, "sat", "placement", Task.count(0), {"solver": solver}, 2.0)
+    res = isolated.solve(inst, "sat", "placement", Question.count(0), {"solver": solver}, 2.0)
     assert res.status is Status.TIMEOUT and res.termination is Termination.SOLVER_LIMIT, res.detail
     assert not res.complete and res.count > 0 and res.times["cpu_s"] < 2.0 + 3  # CPU: load's waiting is not work
     assert all(verify(inst, b).ok for b in res.boards)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.backends.registry import get_backend
-from harness.core.status import Status, Task
+from harness.core.status import Status, Question
 from harness.errors import BackendError, UsageError
 from harness.tools import builtin_tools, find_tool, load_tools
 from harness.tools.parsers import minisat_file, sat_competition
@@ -74,7 +74,7 @@ def test_each_builtin_tool_counts_every_tiny_puzzle_exactly(isolated, tool, mode
         assert any(i.touching for i in cases) and any(not truth(i.name) for i in cases)
     for formulation in ("placement", "cell"):
         for inst in cases:
-            res = isolated.solve(inst, "tool", formulation, Task.count(0), {"measure": "process", "tool": tool, "enumeration": mode}, 60)
+            res = isolated.solve(inst, "tool", formulation, Question.count(0), {"measure": "process", "tool": tool, "enumeration": mode}, 60)
             assert_sound(res, inst)
             assert {b.cells for b in res.boards} == truth(inst.name), (tool, formulation, inst.name, res.detail)
             said = "runs, blocking" if mode == "blocking" else "the tool's own enumeration"
@@ -88,7 +88,7 @@ def test_a_tool_enumerating_k_boards_stops_at_k_and_never_claims_more(isolated, 
     inst = max(MANY[:6], key=lambda i: len(truth(i.name)))
     assert len(truth(inst.name)) > 2
     for formulation in ("placement", "cell"):
-        res = isolated.solve(inst, "tool", formulation, Task.count(2), {"measure": "process", "tool": tool}, 60)
+        res = isolated.solve(inst, "tool", formulation, Question.count(2), {"measure": "process", "tool": tool}, 60)
         assert_sound(res, inst)
         assert len(res.boards) == 2 and not res.complete and len({b.cells for b in res.boards}) == 2
         assert {b.cells for b in res.boards} <= truth(inst.name)
@@ -99,7 +99,7 @@ def test_the_record_names_the_tool_and_the_version_it_prints(isolated, tool):
     entry = find_tool(tool)
     if entry.missing():
         pytest.skip(entry.missing())
-    res = isolated.solve(BY_NAME["touching-hints"], "tool", "placement", Task.count(2), {"measure": "process", "tool": tool}, 60)
+    res = isolated.solve(BY_NAME["touching-hints"], "tool", "placement", Question.count(2), {"measure": "process", "tool": tool}, 60)
     printed = subprocess.run(entry.version_argv(), capture_output=True, text=True).stdout
     assert res.versions[tool] == entry.version_of() and entry.version_of() in printed
 
@@ -108,7 +108,7 @@ def test_a_users_tool_entry_runs_with_no_code(isolated, tmp_path):
     script = _script(tmp_path, "usersat", USER_SAT)
     tool_file = _tool_file(tmp_path, "usersat", [str(script), "{file}"])
     for inst in MANY[:4] + SOLVER_UNSAT[:1]:
-        res = isolated.solve(inst, "tool", "placement", Task.count(0), {"measure": "process", "tool": "usersat", "tool_file": str(tool_file)},
+        res = isolated.solve(inst, "tool", "placement", Question.count(0), {"measure": "process", "tool": "usersat", "tool_file": str(tool_file)},
                              60)
         assert_sound(res, inst)
         assert {b.cells for b in res.boards} == truth(inst.name)
@@ -129,7 +129,7 @@ def test_a_users_tool_entry_runs_with_no_code(isolated, tmp_path):
 def test_a_tool_that_misbehaves_is_an_error_run_saying_why(isolated, tmp_path, body, words):
     script = _script(tmp_path, "bad", body)
     tool_file = _tool_file(tmp_path, "bad", [str(script), "{file}"])
-    res = isolated.solve(MANY[0], "tool", "placement", Task.count(0), {"measure": "process", "tool": "bad", "tool_file": str(tool_file)},
+    res = isolated.solve(MANY[0], "tool", "placement", Question.count(0), {"measure": "process", "tool": "bad", "tool_file": str(tool_file)},
                          30)
     assert res.status is Status.ERROR and words in res.error and "\n" not in res.error.strip(), res.error
 
@@ -144,7 +144,7 @@ def test_a_tool_that_ignores_its_limit_is_killed_with_its_children_and_the_run_i
     script = _script(tmp_path, "stubborn", body)
     tool_file = _tool_file(tmp_path, "stubborn", [str(script), "{file}"])
     started = time.monotonic()
-    res = isolated.solve(MANY[0], "tool", "placement", Task.count(0), {"measure": "process", "tool": "stubborn", "tool_file": str(tool_file)},
+    res = isolated.solve(MANY[0], "tool", "placement", Question.count(0), {"measure": "process", "tool": "stubborn", "tool_file": str(tool_file)},
                          2.0)
     assert res.status is Status.TIMEOUT and time.monotonic() - started < 60
     assert gone(*map(int, marker.read_text().split())), "the tool or its child outlived the run"
@@ -264,7 +264,7 @@ def test_an_opb_tool_whose_model_breaks_a_row_is_an_error(isolated, tmp_path, fo
             "print('s SATISFIABLE'); print('v ' + ' '.join(f'-x{v}' for v in range(1, n + 1)))")
     script = _script(tmp_path, "pbbad", body)
     tool_file = _tool_file(tmp_path, "pbbad", [str(script), "{file}"], "pb-competition", "opb")
-    res = isolated.solve(MANY[0], "tool", formulation, Task.count(0), {"measure": "process", "tool": "pbbad", "tool_file": str(tool_file)},
+    res = isolated.solve(MANY[0], "tool", formulation, Question.count(0), {"measure": "process", "tool": "pbbad", "tool_file": str(tool_file)},
                          30)
     assert res.status is Status.ERROR and "breaks the row" in res.error, res.error
 

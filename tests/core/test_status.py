@@ -2,11 +2,11 @@
 
 import pytest
 
-from harness.core.status import Status, Task, Termination, classify
+from harness.core.status import Status, Question, Termination, classify
 
 C, L, T, M, X = (Termination.COMPLETED, Termination.SOLVER_LIMIT, Termination.TIMEOUT,
                  Termination.MEMOUT, Termination.CRASH)
-SOLVE, COUNT2, ALL = Task(), Task.count(2), Task.count(0)
+SOLVE, COUNT2, ALL = Question(), Question.count(2), Question.count(0)
 
 CASES = [
     # task, termination, boards, exhausted, verdicts_ok, expected
@@ -35,7 +35,14 @@ def test_classify(task, term, n, exhausted, ok, expected):
 
 def test_task_validation():
     with pytest.raises(ValueError):
-        Task("count", -1)
+        Question("count", -1)
     with pytest.raises(ValueError):
-        Task("enumerate", 1)
-    assert Task.count(0).limit is None and Task.count(2).label == "count-2"
+        Question("enumerate", 1)
+    assert Question.count(0).limit is None and Question.count(2).label == "count-2"
+
+
+def test_the_solve_tasks_question_has_one_name():
+    import harness.core
+    import harness.core.status as status
+
+    assert not hasattr(status, "Task") and "Task" not in harness.core.__all__

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.core.status import Task
+from harness.core.status import Question
 from harness.errors import InputError
 from harness.runner.config import ConfigError, Limits, PairSpec, load_config, parse_config, resolve_instances
 from harness.tasks.solve import spec_of
@@ -113,7 +113,7 @@ def test_valid_config_resolves_instances_paths_and_defaults(tree: Path) -> None:
                             "../../instances/smoke/b.toml", "@smoke", "../../instances/more/d.dzn")
     assert cfg.text == text
     # defaults
-    assert cfg.task == spec_of(Task())
+    assert cfg.task == spec_of(Question())
     assert cfg.limits == Limits() == Limits(time_s=60.0, memory_mb=4096, grace_s=5.0)
     assert (cfg.repetitions, cfg.seeds, cfg.jobs) == (1, None, 1)
     assert (cfg.executor, cfg.scheduler, cfg.workers) == ("local", None, "warm")
@@ -141,7 +141,7 @@ def test_every_key_set(tmp_path: Path) -> None:
         formulation = "cell"
     """))
     cfg = load_config(path)
-    assert cfg.task == spec_of(Task.count(3))
+    assert cfg.task == spec_of(Question.count(3))
     assert (cfg.repetitions, cfg.seeds, cfg.jobs) == (2, (3, 0, 7), 4)
     assert (cfg.executor, cfg.scheduler, cfg.workers) == ("dask", "tcp://host:8786", "cold")
     assert cfg.output == Path("/abs/results")
@@ -214,7 +214,7 @@ def test_repo_smoke_config_loads_and_resolves_the_smoke_suite() -> None:
     assert len(set(cfg.instance_paths)) == 4
     assert all(p.is_file() for p in cfg.instance_paths)
     assert cfg.name == "smoke"
-    assert cfg.task == spec_of(Task.count(2))
+    assert cfg.task == spec_of(Question.count(2))
     assert cfg.limits == Limits(time_s=20.0, memory_mb=4096, grace_s=2.0)
     assert cfg.output == REPO / "results" / "smoke"
     labels = [p.label for p in cfg.pairs]
@@ -351,15 +351,15 @@ def test_missing_pairs(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- task
 @pytest.mark.parametrize("line, task", [
-    ("", Task()),
-    ('task = "solve"', Task()),
-    ('task = "count-2"', Task.count(2)),
-    ('task = "count-0"', Task.count(0)),
-    ('task = { kind = "count", k = 0 }', Task.count(0)),
-    ('task = { kind = "count", k = 7 }', Task.count(7)),
-    ('task = { kind = "solve" }', Task()),
+    ("", Question()),
+    ('task = "solve"', Question()),
+    ('task = "count-2"', Question.count(2)),
+    ('task = "count-0"', Question.count(0)),
+    ('task = { kind = "count", k = 0 }', Question.count(0)),
+    ('task = { kind = "count", k = 7 }', Question.count(7)),
+    ('task = { kind = "solve" }', Question()),
 ])
-def test_task_forms(tmp_path: Path, line: str, task: Task) -> None:
+def test_task_forms(tmp_path: Path, line: str, task: Question) -> None:
     assert load_config(write(tmp_path, conf(top=line))).task == spec_of(task)
 
 

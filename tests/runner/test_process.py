@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from harness.core.status import Status, Task, Termination
+from harness.core.status import Status, Question, Termination
 from harness.puzzle.instance import Instance
 from harness.runner.process import WorkerPool
 from harness.tasks.solve import RunRequest, judge_execution
@@ -23,7 +23,7 @@ def tiny(boards=(GOOD,)) -> Instance:
 
 
 def request(mode="answer", inst=None, time_limit_s=10.0, memory_mb=None, **opts) -> RunRequest:
-    return RunRequest(inst or tiny(), "fake", "placement", Task(), {"mode": mode, **opts}, time_limit_s, memory_mb)
+    return RunRequest(inst or tiny(), "fake", "placement", Question(), {"mode": mode, **opts}, time_limit_s, memory_mb)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from clirun import run as cli_run
-from harness.core.status import Status, Task
+from harness.core.status import Status, Question
 from harness.errors import UsageError
 from harness.puzzle.instance import Instance
 from harness.runner.process import WorkerPool
@@ -26,7 +26,7 @@ def tiny(boards=(GOOD,)) -> Instance:
 
 def leg(mode="answer", inst=None, limit=20.0, backend="fake", **opts) -> RunRequest:
     options = {"mode": mode, **opts} if backend == "fake" else opts
-    return RunRequest(inst or tiny(), backend, "placement", Task(), options, limit, None)
+    return RunRequest(inst or tiny(), backend, "placement", Question(), options, limit, None)
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def test_a_race_of_real_solvers_counts_what_brute_force_counts(pool):
     from harness.puzzle.brute import count_boards
 
     for inst in TINY[:6]:
-        requests = [RunRequest(inst, b, "placement", Task.count(0), {}, 20.0, None) for b in ("cpsat", "sat")]
+        requests = [RunRequest(inst, b, "placement", Question.count(0), {}, 20.0, None) for b in ("cpsat", "sat")]
         out = race(pool, requests, ["cpsat/placement", "sat/placement"], judge_execution)
         expected = count_boards(inst)
         assert out.result.count == expected, inst.name

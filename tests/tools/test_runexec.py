@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.backends.registry import get_backend
-from harness.core.status import Status, Task
+from harness.core.status import Status, Question
 from harness.errors import UsageError
 from harness.tasks.isolated import IsolatedSolver
 from harness.tools import benchexec_version, unusable
@@ -47,12 +47,12 @@ def test_a_builtin_tool_measured_by_runexec_counts_exactly_and_the_record_says_s
     sweep()
     with IsolatedSolver(grace_s=10.0) as isolated:
         for inst in MANY[:3]:
-            res = isolated.solve(inst, "tool", "cell", Task.count(0), {"tool": "cadical", "measure": "runexec"}, 60)
+            res = isolated.solve(inst, "tool", "cell", Question.count(0), {"tool": "cadical", "measure": "runexec"}, 60)
             assert_sound(res, inst)
             assert {b.cells for b in res.boards} == truth(inst.name)
             assert f"measured by runexec (BenchExec {benchexec_version()}" in res.detail
             assert res.versions["benchexec"] == benchexec_version()
-        res = isolated.solve(MANY[0], "tool", "cell", Task.count(0), {"tool": "cadical", "measure": "process"}, 60)
+        res = isolated.solve(MANY[0], "tool", "cell", Question.count(0), {"tool": "cadical", "measure": "process"}, 60)
         assert "measured by the process path" in res.detail and "runexec" not in res.detail
     # every cgroup the harness made is removed by the call that made it: none is left of a process that is gone
     assert all(os.path.exists(f"/proc/{name.split('-')[1]}") for name in _ours())
@@ -75,7 +75,7 @@ def test_runexec_ends_a_busy_tool_at_its_cpu_limit_with_its_children(isolated, t
         assert not _alive(pid)
     res = IsolatedSolver(grace_s=10.0)
     with res as solver:
-        run = solver.solve(MANY[0], "tool", "placement", Task.count(0),
+        run = solver.solve(MANY[0], "tool", "placement", Question.count(0),
                            {"tool": "busy", "tool_file": str(entry), "measure": "runexec"}, 2.0)
     assert run.status is Status.TIMEOUT
 
@@ -87,7 +87,7 @@ def test_runexec_ends_a_tool_over_the_memory_limit_and_the_run_is_a_memout(tmp_p
     got = run_measured([sys.executable, str(tmp_path / "hog"), "x"], 60, 300, tmp_path)
     assert got.memout and got.reason == "memory" and not got.timed_out
     with IsolatedSolver(grace_s=10.0, memory_mb=600) as solver:
-        run = solver.solve(MANY[0], "tool", "placement", Task.count(0),
+        run = solver.solve(MANY[0], "tool", "placement", Question.count(0),
                            {"tool": "hog", "tool_file": str(entry), "measure": "runexec"}, 60)
     assert run.status is Status.MEMOUT, (run.status, run.error)
     assert "went over the memory limit" in run.error and "terminationreason=memory" in run.error
@@ -99,7 +99,7 @@ def test_without_runexec_auto_falls_back_to_the_process_path_and_runexec_is_refu
     with pytest.raises(UsageError, match="measure=runexec: switched off"):
         get_backend("tool").resolve_options({"measure": "runexec"})
     with IsolatedSolver(grace_s=10.0) as solver:  # a worker started now inherits the switch
-        res = solver.solve(MANY[0], "tool", "cell", Task.count(0), {"tool": "cadical"}, 60)
+        res = solver.solve(MANY[0], "tool", "cell", Question.count(0), {"tool": "cadical"}, 60)
     assert_sound(res, MANY[0])
     assert "measured by the process path" in res.detail
 
@@ -130,7 +130,7 @@ def test_a_run_killed_mid_call_leaves_no_tool_and_no_cgroup(tmp_path):
     with IsolatedSolver(grace_s=1.0) as solver:
         got = {}
         call = threading.Thread(target=lambda: got.update(res=solver.solve(
-            MANY[0], "tool", "placement", Task.count(0),
+            MANY[0], "tool", "placement", Question.count(0),
             {"tool": "sleeper", "tool_file": str(entry), "measure": "runexec"}, 120.0)))
         call.start()
         deadline = time.monotonic() + 60
