@@ -1,4 +1,4 @@
-"""tools/cluster_tables.py: it writes the tables a fleet needs beside the code, and --check fails on a shipped table
+"""scripts/cluster_tables.py: it writes the tables a fleet needs beside the code, and --check fails on a shipped table
 that differs from the one computed again."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("cluster_tables", ROOT / "tools" / "cluster_tables.py")
+    spec = importlib.util.spec_from_file_location("cluster_tables", ROOT / "scripts" / "cluster_tables.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

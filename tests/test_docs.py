@@ -219,7 +219,7 @@ def test_the_config_example_is_valid():
 
     # the example lives next to configs/ in a checkout: resolve it from there
     cfg = ROOT / "configs" / "reference-example.toml"
-    config = parse_config(tomllib.loads(_toml_block("docs/reference/config.md", "[[pairs]]")), cfg,
+    config = parse_config(tomllib.loads(_toml_block("docs/reference/config.md", 'name = "example"')), cfg,
                           require_instances=True)
     assert config.task.label == "count-2" and config.limits.grace_s == 5
     assert [p.label for p in config.pairs] == ["sat[encoding=totalizer,solver=glucose4]/placement",
@@ -227,6 +227,18 @@ def test_the_config_example_is_valid():
                                                  "race[cpsat/placement,sat[solver=glucose4]/placement]"]
     assert config.rank_by == "auto" and config.controls == ("cpsat/placement",)
     assert len(config.instance_paths) == 4 + 3  # the smoke directory and the seeds suite
+
+
+def test_the_per_task_pairs_example_is_valid():
+    import tomllib
+
+    from harness.runner.config import parse_config
+
+    pairs = tomllib.loads(_toml_block("docs/reference/config.md", 'counter = "dp"'))["pairs"]
+    labels = [parse_config({"name": "x", "instances": ["a.toml"], "task": task, "pairs": [pair]},
+                           ROOT / "configs" / "x.toml", require_instances=False).pairs[0].label
+              for task, pair in zip(("deployments", "play"), pairs, strict=True)]
+    assert labels == ["dp[split=2]/deployments", "thompson/sunk"]
 
 
 def test_the_tutorial_config_is_valid(tmp_path):

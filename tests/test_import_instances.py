@@ -1,4 +1,4 @@
-"""tools/import_instances.py: the manifest's fastest certification of each instance."""
+"""scripts/import_instances.py: the manifest's fastest certification of each instance."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ S508 = OUT / "large" / "large_30x20_minimal_s508.toml"  # certified by the gener
 
 @pytest.fixture(scope="module")
 def tool():
-    spec = importlib.util.spec_from_file_location("import_instances", ROOT / "tools" / "import_instances.py")
+    spec = importlib.util.spec_from_file_location("import_instances", ROOT / "scripts" / "import_instances.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

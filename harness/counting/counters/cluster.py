@@ -86,7 +86,7 @@ def _phi_table(k: int) -> np.ndarray:
 
 
 SHIPPED = Path(__file__).resolve().parents[1] / "tables" / "cluster"
-"""Tables shipped with battlebench (the standard fleet's blocks, touching or not): ``tools/cluster_tables.py``."""
+"""Tables shipped with battlebench (the standard fleet's blocks, touching or not): ``scripts/cluster_tables.py``."""
 
 
 def _cache_dir() -> Path:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compute the cluster expansion's tables battlebench ships (harness/counting/tables/cluster/).
 
-    .venv/bin/python tools/cluster_tables.py [--fleet standard] [--check]
+    .venv/bin/python scripts/cluster_tables.py [--fleet standard] [--check]
 
 For each fleet (the standard game's: 5, 4, 3, 3, 2) and each rule (touching allowed or
 not), every block table the count needs is computed in an empty cache and copied beside

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate the generated suites under instances/ with battlebench generate, then the manifest.
-#   bash tools/generate_suites.sh            (from the repository root, venv active or .venv present)
+#   bash scripts/generate_suites.sh            (from the repository root, venv active or .venv present)
 # Each file records its own command and seed; every puzzle is certified by a complete count-2
 # of cpsat/placement in an isolated worker, its boards checked by the verifier.
 set -euo pipefail
@@ -41,4 +41,4 @@ $BB generate --rows 30 --cols 20 --hints minimal --unknown-clues 0.2 --number 3 
 X="--prefix xl --out instances/xl"
 $BB generate --rows 50 --cols 50 --hints 1500 --number 3 --seed 0 $X
 $BB generate --rows 100 --cols 100 --hints 8500 --number 2 --seed 0 $X
-.venv/bin/python tools/import_instances.py
+.venv/bin/python scripts/import_instances.py
