@@ -9,6 +9,20 @@
     |   +-- StoreDamaged           a results store fails SQLite's integrity check
     +-- BackendUnavailable         a solver library cannot be imported
     +-- BackendError               a solver failed while building or solving
+    +-- Unsupported                a counter cannot express an instance (a refused run; also a ValueError)
+    +-- ImpossiblePosition         no deployment fits what the shots announced (an error game; also a ValueError)
+    +-- NotEnumerable              a strategy's tree cannot be walked exactly (its value is sampled)
+    +-- Undecided                  the generator's oracle ran out of budget before answering
+    +-- GenerationError            a puzzle could not be generated or certified
+
+    Signal                         control flow inside one module, raised and caught there:
+                                   never shown to a user (not a HarnessError: no handler of
+                                   errors can swallow one)
+
+Every exception class in ``harness/`` derives from HarnessError or Signal (a test walks them).
+The classes that lived elsewhere are still importable from there (``harness.counting.counters
+.Unsupported``, ``harness.play.game.ImpossiblePosition``, ``harness.play.exact.NotEnumerable``,
+``harness.generate.oracle.Undecided``, ``harness.generate.generator.GenerationError``).
 """
 
 from __future__ import annotations
@@ -72,3 +86,28 @@ class BackendUnavailable(HarnessError):
 
 class BackendError(HarnessError):
     """A solver failed while building or solving a model."""
+
+
+class Unsupported(HarnessError, ValueError):
+    """This counter cannot express this instance (one line says why): the run is ``refused``, not a crash."""
+
+
+class ImpossiblePosition(HarnessError, ValueError):
+    """No deployment fits what the shots announced (raised by strategies that reason about it)."""
+
+
+class NotEnumerable(HarnessError):
+    """The strategy's randomness (or its tree) cannot be walked exactly."""
+
+
+class Undecided(HarnessError):
+    """The uniqueness oracle's budget ran out before the question was answered."""
+
+
+class GenerationError(HarnessError):
+    """A puzzle could not be generated or certified (one line: seed and reason)."""
+
+
+class Signal(Exception):
+    """Base of the control-flow signals one module raises and catches itself (a search stopped, a branch
+    asked for); never shown to a user, and deliberately not a :class:`HarnessError`."""

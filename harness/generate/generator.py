@@ -39,7 +39,7 @@ from typing import Any, Callable
 
 from harness import __version__
 from harness.core.status import Status
-from harness.errors import HarnessError, UsageError
+from harness.errors import GenerationError, UsageError  # GenerationError: re-exported from its old home
 from harness.generate.journal import Journal, question_id
 from harness.generate.oracle import (FALLBACK_LIMIT_S, FALLBACK_OPTIONS, FALLBACK_PAIR, ORACLE_PAIR,
                                      ORACLE_SOLVER, Undecided, UniquenessOracle)
@@ -61,10 +61,6 @@ UNSAT_CAUSES = ("clue-sum", "clue-shift", "fleet-extra", "fleet-swap", "wrong-hi
 * ``wrong-hint``: one more hint that contradicts the planted board.
 """
 RETRIES = 60  # breaks tried before giving up on an unsat cause
-
-
-class GenerationError(HarnessError):
-    """A puzzle could not be generated or certified (one line: seed and reason)."""
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from harness.backends.registry import get_backend
-from harness.errors import HarnessError
+from harness.errors import HarnessError, Undecided  # Undecided: re-exported from its old home
 from harness.model import build_model
 from harness.puzzle.board import Board
 from harness.puzzle.instance import Cell, Hint, Instance
@@ -108,10 +108,6 @@ def _guarded(call: Callable[[], Any], stop: Callable[[], None] | None = None) ->
     if errors:
         raise errors[0]
     return box[0]
-
-
-class Undecided(Exception):
-    """The budget ran out before the question was answered."""
 
 
 @dataclass

@@ -32,23 +32,22 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from harness.errors import NotEnumerable, Signal  # NotEnumerable: re-exported from its old home
 from harness.play.game import Outcome, Position, labelled
 from harness.play.optimal import Beliefs, Search, Stopped
 
 FORM_WALK = 20_000  # a strategy with a closed form is walked when its tree has at most this many nodes
 
 
-class NotEnumerable(Exception):
-    """The strategy's randomness (or its tree) cannot be walked exactly."""
+class _Branch(Signal):
+    """The scripted generator ran past its script: the walk branches on the next draw."""
 
-
-class _Branch(Exception):
     def __init__(self, n: int):
         super().__init__(n)
         self.n = n
 
 
-class _SearchStopped(Exception):
+class _SearchStopped(Signal):
     """The optimum's search (for costly shots) reached its deadline: the walk goes on without it."""
 
 

@@ -32,12 +32,9 @@ from itertools import permutations
 
 from harness.counting.deployment import Deployment
 from harness.counting.geometry import Cell
+from harness.errors import ImpossiblePosition  # re-exported from its old home
 
 RULES = ("ship", "sunk", "none")
-
-
-class ImpossiblePosition(ValueError):
-    """No deployment fits what the shots announced (raised by strategies that reason about it)."""
 
 
 @dataclass(frozen=True)

@@ -48,10 +48,11 @@ from typing import Any
 
 from harness.counting.deployment import Deployment, Piece
 from harness.counting.geometry import Grid
+from harness.errors import Signal
 from harness.play.game import RULES, labelled
 
 
-class Stopped(Exception):
+class Stopped(Signal):
     """The search reached its deadline or its state budget."""
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.errors import Signal
 from harness.puzzle.board import Board, Ship
 from harness.puzzle.instance import Hint, Instance
 from harness.puzzle.verify import verify
@@ -93,8 +94,8 @@ def enumerate_boards(instance: Instance, limit: int | None = None) -> list[Board
     boards: list[Board] = []
     chosen: list[Ship] = []
 
-    class _Done(Exception):
-        pass
+    class _Done(Signal):
+        """Enough boards found: the search unwinds."""
 
     def record(occupied: int) -> None:
         if occupied in seen:

@@ -31,12 +31,9 @@ from typing import Any
 
 from harness.core.options import Option, resolve
 from harness.core.plugins import Family, named_version, overridden, own_versions
+from harness.errors import Unsupported  # re-exported from its old home
 
 BY = ("deployments", "boards")
-
-
-class Unsupported(ValueError):
-    """This counter cannot express this instance (one line says why)."""
 
 
 @dataclass
