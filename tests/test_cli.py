@@ -89,7 +89,8 @@ def test_solve_json_has_the_documented_keys(capsys, puzzle):
     (["-b", "sat", "-o", "solver=glucose5"], ", glucose4, glucose42, maplechrono, maplecm, maplesat, mergesat3, minicard, minisat22, "
                                 "minisatep, not 'glucose5'"),
     (["--backend", "mip", "-o", "engine=gurobi"], "option 'engine' of backend 'mip' must be one of highs, scip, not 'gurobi'"),
-    (["--format", "xml"], "unknown format 'xml'"),
+    (["--format", "xml"], "unknown format 'xml'"),  # the old spelling of --input-format
+    (["--input-format", "xml"], "unknown format 'xml'"),
     (["--grace", "-1"], "--grace must be a number of seconds >= 0, not -1"),
     (["--memory-mb", "10"], "--memory-mb must be at least 64 (a Python worker needs that much), not 10"),
 ])

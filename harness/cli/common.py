@@ -73,8 +73,20 @@ def add_limits(p: argparse.ArgumentParser, per: str, *, memory_default: int | No
                    help=f"wall-clock seconds per {per}: SIGTERM at the limit, SIGKILL after --grace (default: none)")
     p.add_argument("--memory-mb", type=int, default=memory_default, metavar="MB",
                    help=f"memory limit of the worker per {per}, in MB")
+    add_grace(p)
+
+
+def add_grace(p: argparse.ArgumentParser) -> None:
+    """``--grace S``: one meaning and one default (the campaigns', :func:`grace_of`) in every command."""
     p.add_argument("--grace", type=float, default=None, metavar="S",
                    help="after SIGTERM at the time limit, seconds until SIGKILL (default: 5, as in campaigns)")
+
+
+def grace_of(args: argparse.Namespace) -> float:
+    """The grace a command's ``--grace`` asks for, or the campaigns' default."""
+    from harness.runner.process import DEFAULT_GRACE_S
+
+    return DEFAULT_GRACE_S if args.grace is None else args.grace
 
 
 def check_limits(args: argparse.Namespace) -> None:
@@ -93,9 +105,8 @@ def check_limits(args: argparse.Namespace) -> None:
 def limits_of(args: argparse.Namespace) -> Any:
     """The :class:`~harness.core.task.Limits` of a single-shot command."""
     from harness.core.task import Limits
-    from harness.runner.process import DEFAULT_GRACE_S
 
-    return Limits(args.time_limit, args.memory_mb, DEFAULT_GRACE_S if args.grace is None else args.grace)
+    return Limits(args.time_limit, args.memory_mb, grace_of(args))
 
 
 def error(msg: str) -> None:
@@ -103,4 +114,5 @@ def error(msg: str) -> None:
 
 
 __all__ = ["BAD_INPUT", "EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "Formatter", "Parser",
-           "add_limits", "add_options", "check_limits", "command", "epilog", "error", "key_value", "limits_of"]
+           "add_grace", "add_limits", "add_options", "check_limits", "command", "epilog", "error", "grace_of", "key_value",
+           "limits_of"]

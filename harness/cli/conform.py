@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from harness.cli.common import BAD_INPUT, add_options, command
+from harness.cli.common import BAD_INPUT, add_grace, add_options, command, grace_of
 from harness.errors import UsageError
 
 NAME = "conform"
@@ -38,8 +38,7 @@ def add_parser(sub: Any) -> None:
                     help="run only this check (repeatable): a backend's count-all, count-2, solve, unsat, verified, "
                          "limit; a counter's count, refuses, limit; a strategy's legal, sinks, repeatable, rules "
                          "(default: every check)")
-    cf.add_argument("--grace", type=float, default=3.0, metavar="S",
-                    help="after SIGTERM at a time limit, seconds until SIGKILL")
+    add_grace(cf)
     cf.add_argument("--json", action="store_true", help="one JSON object with every check")
 
 
@@ -53,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, Any] = dict(args.option)
     if kind != "backend" and args.formulation:
         raise UsageError("--formulation is a backend's")
-    if args.grace < 0:
-        raise UsageError(f"--grace must be >= 0, not {args.grace:g}")
+    if args.grace is not None and not 0 <= args.grace < 1e5:
+        raise UsageError(f"--grace must be a number of seconds >= 0, not {args.grace:g}")
     if kind == "backend":
         from harness.backends.registry import check_pair, get_backend
         from harness.conform.suite import CHECKS
@@ -97,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             f"{len(checks)} checks"
         print(f"conformance of {kind} {label}: {what}")
         print(f"{'formulation':<12} {'check':<10} {'result':<5} {'cases':>6} {'seconds':>8}  detail")
-    results = _conform(kind, name, formulations, options, checks, args.grace, show)
+    results = _conform(kind, name, formulations, options, checks, grace_of(args), show)
     failed = [r for r in results if not r.passed]
     if args.json:
         print(json.dumps({kind: name, "family": kind, "options": options, "passed": not failed,

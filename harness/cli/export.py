@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from harness.cli.common import BAD_INPUT, command
+from harness.errors import UsageError
 
 NAME = "export"
 
@@ -15,20 +17,32 @@ def add_parser(sub: Any) -> None:
     e = command(sub, NAME, "write a results store as a table for pandas",
                 "Write every stored run of a results store as one table, one row per run, the columns of the "
                 "store (docs/reference/records.md).",
-                ["battlebench export results/smoke", "battlebench export reports/solbat --format parquet --out scratch/solbat.parquet"],
+                ["battlebench export results/smoke", "battlebench export reports/solbat --format parquet --file scratch/solbat.parquet"],
                 {0: "the table was written", 2: BAD_INPUT + " (no store, a damaged one, a place it cannot write)"})
     e.add_argument("results", metavar="DIR", help="results directory (holds results.sqlite)")
     e.add_argument("--format", choices=("csv", "parquet"), default="csv", help="table format")
-    e.add_argument("--out", default=None, metavar="FILE", help="the table's file (default: DIR/results.csv or "
+    e.add_argument("--file", default=None, metavar="FILE", help="the table's file (default: DIR/results.csv or "
                    "DIR/results.parquet)")
+    e.add_argument("--out", default=None, metavar="PATH",
+                   help="a folder to write results.csv or results.parquet into, as --out is everywhere; a path "
+                        "that is no folder is the table's file, as --file (the old meaning, kept for scripts)")
 
 
 def run(args: argparse.Namespace) -> int:
     from harness.store import export
 
-    path = export(args.results, args.format, args.out)
+    if args.file and args.out:
+        raise UsageError("--file names the table's file and --out its folder: give one")
+    path = export(args.results, args.format, _file(args))
     print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+def _file(args: argparse.Namespace) -> str | None:
+    """The table's file: --file, or in the folder --out names (a path that is no folder: the file, as before)."""
+    if args.out and Path(args.out).is_dir():
+        return str(Path(args.out) / f"results.{args.format}")
+    return args.file or args.out
 
 
 __all__ = ["NAME", "add_parser", "run"]

@@ -27,7 +27,8 @@ def add_parser(sub: Any) -> None:
                         "growing with the board)")
     g.add_argument("--density", type=float, default=0.2, help="ship-cell share of the default fleet")
     g.add_argument("--number", "-n", type=int, default=1, metavar="N", help="puzzles to write")
-    g.add_argument("--seed", type=int, default=0, metavar="S", help="first seed; puzzle i uses S+i")
+    g.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="random seed: the same seed, the same puzzles (the first seed; puzzle i uses S+i)")
     g.add_argument("--hints", default="unique", metavar="unique|minimal|N",
                    help="unique: reveal cells until unique; minimal: no hint can be dropped; N: N random hints, "
                         "uniqueness not required")

@@ -10,7 +10,7 @@ worst, games per second (wall and CPU), games that did not end; with several str
 each one after the first also gets its paired difference from the first: the mean of its
 shots minus the first's, game by game on the games both ended, with a 95 % interval
 (Student t on the differences).  ``--watch`` and
-``--strip`` play one game in the worker with the strategy's heat maps and show it after,
+``--png-dir`` (or ``--strip``) play one game in the worker with the strategy's heat maps and show it after,
 shot by shot, replayed through the game engine.
 """
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import statistics
 import sys
 import time
@@ -58,7 +59,9 @@ def add_parser(sub: Any) -> None:
                     help=f"a strategy ({', '.join(FAMILY.names())}; battlebench backends lists them) or "
                     f"module:Class (repeat to compare) (default: {FAMILY.default})")
     pl.add_argument("--games", "-n", type=int, default=100, help="games per strategy")
-    pl.add_argument("--seed", type=int, default=0, help="game i of seed K is one hidden deployment for every strategy")
+    pl.add_argument("--seed", type=int, default=0, metavar="S",
+                    help="random seed: the same seed, the same games (game i of seed S is one hidden deployment for "
+                         "every strategy)")
     pl.add_argument("--board", default=None, metavar="FILE",
                     help="a deployment file without hints (default: the standard 10x10 game, shipped with "
                     "battlebench)")
@@ -69,9 +72,11 @@ def add_parser(sub: Any) -> None:
     pl.add_argument("--json", action="store_true", help="one JSON object per strategy per line")
     pl.add_argument("--watch", action="store_true", help="show game 0 of the first strategy shot by shot")
     pl.add_argument("--delay", type=float, default=0.0, metavar="S", help="--watch: seconds between shots")
-    pl.add_argument("--strip", metavar="PNG", help="draw game 0 of the first strategy: its heat maps every "
-                    "--every shots, as a strip of pictures (default: none)")
-    pl.add_argument("--every", type=int, default=8, metavar="K", help="--strip: a picture every K shots")
+    pl.add_argument("--png-dir", default=None, metavar="DIR",
+                    help="draw game 0 of the first strategy: its heat maps every --every shots, as a strip of "
+                         "pictures written to DIR/STRATEGY-strip.png (default: none)")
+    pl.add_argument("--strip", metavar="PNG", help="as --png-dir, the strip written to this file (default: none)")
+    pl.add_argument("--every", type=int, default=8, metavar="K", help="--png-dir, --strip: a picture every K shots")
     pl.add_argument("--optimal", metavar="BOARD", default=None,
                     help="optimal play on a small BOARD (a deployment file): the exact minimum expected shots, its "
                     "first shot and the belief states searched; with --strategy, each strategy's exact expected "
@@ -183,6 +188,12 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], dict[str, tuple[type,
         if args.rule not in cls.rules:
             raise UsageError(f"strategy {name} plays under the {' or '.join(cls.rules)} rule, not {args.rule!r}")
         made[name] = (cls, {k: opts[k] for k in options[name]})
+    if args.png_dir:
+        if args.strip:
+            raise UsageError("--png-dir names the strip's folder and --strip its file: give one")
+        if not Path(args.png_dir).is_dir():
+            raise UsageError(f"--png-dir {args.png_dir}: no folder {args.png_dir}")
+        args.strip = str(Path(args.png_dir) / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', names[0])}-strip.png")
     if args.strip:
         strip = Path(args.strip)
         if strip.suffix.lower() != ".png":
@@ -192,7 +203,7 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], dict[str, tuple[type,
     if args.optimal and args.board and args.board != args.optimal:
         raise UsageError("--optimal names its board: leave out --board")
     if args.optimal and (args.watch or args.strip):
-        raise UsageError("--optimal computes values: it shows no game (leave out --watch and --strip)")
+        raise UsageError("--optimal computes values: it shows no game (leave out --watch, --png-dir and --strip)")
     path = Path(args.optimal or args.board) if (args.optimal or args.board) else default_board()
     board: Subject = load_board(path, str(path))
     if board.value is None:

@@ -28,6 +28,15 @@ Exit codes shared by every command: `0` success, `1` the work was done and found
 (a run not decided, a check failed), `2` bad input (one line on stderr naming the file, the
 place and the problem, before any work), `130` interrupted. Each command's own list follows
 its options.
+
+A flag means one thing in every command that has it (a test compares them, with the few
+differences it allows and why): `--out DIR` is where a command writes (a folder; `export`
+names its table's file with `--file`), `--seed S` the random seed (the same seed, the same
+run; default 0: `solve` passes none, so the backend's own 0 holds), `--grace S` the seconds
+from SIGTERM to SIGKILL (default 5, as in campaigns), `--png-dir DIR` where figures go,
+`-n N` how many the command makes (games, puzzles). Old spellings still work: `solve
+--format` (now `--input-format`), `export --out FILE` (now `--file`), `play --strip PNG`
+(beside `--png-dir`), `count --backend` (now `--counter`).
 """
 
 

@@ -45,11 +45,13 @@ def add_parser(sub: Any) -> None:
     add_limits(s, "puzzle")
     s.add_argument("--threads", type=int, default=None, help="solver threads (where the solver has them) "
                    "(default: the backend's, 1)")
-    s.add_argument("--seed", type=int, default=None, help="random seed passed to the solver (default: the "
-                   "backend's, 0)")
+    s.add_argument("--seed", type=int, default=None, metavar="S",
+                   help="random seed: the same seed, the same run; passed to the solver and named in the pair's "
+                        "label when given (default: 0, the backend's own)")
     add_options(s, "backend", "solver=glucose4")
-    s.add_argument("--format", default=None, help="input format if it cannot be told from the file name "
-                   "(default: from the name)")
+    s.add_argument("--input-format", "--format", dest="input_format", default=None, metavar="FORMAT",
+                   help="the puzzles' format if it cannot be told from the file name (--format: its old spelling) "
+                        "(default: from the name)")
     s.add_argument("--json", action="store_true", help="one JSON object per puzzle per line")
     s.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
@@ -77,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
     if args.count is not None and args.count < 0:
         raise UsageError(f"--count must be >= 0, not {args.count:g}")
     check_limits(args)
-    if args.format is not None and args.format not in FORMATS:
-        raise UsageError(f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})")
+    if args.input_format is not None and args.input_format not in FORMATS:
+        raise UsageError(f"unknown format {args.input_format!r} (choose from {', '.join(FORMATS)})")
     question = Question() if args.count is None else Question.count(args.count)
     if legs is not None:
         pair = PairSpec(RACE, RACE, legs=tuple(PairSpec(b, f, tuple(sorted(o.items()))) for b, f, o in legs))
@@ -91,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     with WorkerPool(grace_s=limits.grace_s) as pool:
         for path in args.paths:
             try:
-                inst = read_instance(path, args.format)
+                inst = read_instance(path, args.input_format)
             except InputError as exc:  # report, keep going: nothing computed is lost
                 error(str(exc))
                 exit_code = 2

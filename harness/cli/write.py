@@ -31,7 +31,7 @@ def add_parser(sub: Any) -> None:
                    help="placement | cell (repeatable; default: both)")
     c.add_argument("--encoding", default="seqcounter", help="CardEnc encoding of fleet counts and line clues")
     c.add_argument("--amo", default="seqcounter", help="CardEnc encoding of at-most-one constraints")
-    c.add_argument("--out", required=True, type=Path, help="the directory to write into")
+    c.add_argument("--out", required=True, type=Path, metavar="DIR", help="the directory to write into")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -100,7 +100,7 @@ def _limit(pool: Any, name: str, cls: Any, grace_s: float, options: tuple = ()) 
     return "", f"{LIMIT_CASE.name}: {_why(res)}"
 
 
-def conform_counter(pool: Any, name: str, checks: tuple[str, ...] = CHECKS, grace_s: float = 3.0,
+def conform_counter(pool: Any, name: str, checks: tuple[str, ...] = CHECKS, grace_s: float = Limits.grace_s,
                     progress: Callable[[CheckResult], None] | None = None,
                     options: dict[str, Any] | None = None) -> list[CheckResult]:
     """Run ``checks`` on the counter ``name`` (a name or ``module:Class``) with ``options`` in ``pool``'s

@@ -99,7 +99,7 @@ _ILLEGAL = ("is not on the board", "was shot before", "off the board", "shot bef
 
 
 def conform_strategy(pool: Any, name: str, options: dict[str, Any] | None = None, checks: tuple[str, ...] = CHECKS,
-                     grace_s: float = 3.0, progress: Callable[[CheckResult], None] | None = None
+                     grace_s: float = Limits.grace_s, progress: Callable[[CheckResult], None] | None = None
                      ) -> list[CheckResult]:
     """Run ``checks`` on the strategy ``name`` (a name or ``module:Class``) with ``options`` in ``pool``'s workers."""
     from harness.play.game import RULES

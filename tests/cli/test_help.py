@@ -61,3 +61,82 @@ def test_output_places_are_named_out():
     for name in ("run", "report", "compare", "export", "generate"):
         options = {s for a in SUB[name]._actions for s in a.option_strings}
         assert "--out" in options, name
+
+
+# -- one meaning per flag ---------------------------------------------------------------------------------------
+DIFFERENCES = {  # flag: (the commands that have it, why they may differ)
+    "--backend": (("solve", "count"), "count's --backend is the generic spelling of --counter (as a config's backend)"),
+    "-b": (("solve", "count"), "as --backend: the pair's plugin (a backend; count's: a counter)"),
+    "--counter": (("count", "conform"), "count defaults to the default counter; conform qualifies one plugin of "
+                                        "three families, named by --counter, --strategy or BACKEND (default none)"),
+    "--strategy": (("play", "conform"), "play plays several strategies (repeatable); conform qualifies one"),
+    "--formulation": (("solve", "write", "conform"), "one pair's in solve; write and conform take several "
+                                                     "(a file, a check each)"),
+    "-f": (("solve", "write", "conform"), "as --formulation"),
+    "--format": (("solve", "export", "write"), "the output format of export and write (each its own formats and "
+                                               "default); solve's is the old spelling of --input-format"),
+    "--out": (("run", "report", "compare", "export", "generate", "write"),
+              "a folder everywhere; export's --out may still name the table's file (what it did before --file)"),
+    "--png-dir": (("count", "play"), "where figures go in both; count's default ('.') is the debts helper's "
+                                     "to change (nothing written into the working directory by default)"),
+    "--jobs": (("run", "generate"), "run's default is the config's jobs (none: not overridden); generate has no "
+                                    "config (1)"),
+    "-j": (("run", "generate"), "as --jobs"),
+    "--seed": (("solve", "play", "generate"), "one meaning (the random seed; the same seed, the same run), default 0 "
+                                              "everywhere: solve's none passes no seed, so the backend's own 0 holds "
+                                              "and the pair's label names no seed"),
+    "-n": (("play", "generate"), "how many the command makes: games per strategy (play), puzzles (generate)"),
+    "--ratio": (("check", "compare"), "the slowdown threshold in both; check's may be per pair (PAIR=R, repeatable) "
+                                      "over the stored [check], compare has one"),
+    "--floor": (("check", "compare"), "as --ratio: the noise floor, per pair in check"),
+}
+
+
+def _signature(action: argparse.Action) -> tuple:
+    default = tuple(action.default) if isinstance(action.default, list) else action.default
+    return (action.dest, type(action).__name__, getattr(action.type, "__name__", action.type), default,
+            action.metavar, tuple(action.choices or ()))
+
+
+def _flags() -> dict[str, dict[str, tuple]]:
+    """flag -> {command: what it means there (dest, action, type, default, metavar, choices)}."""
+    flags: dict[str, dict[str, tuple]] = {}
+    for name, parser in SUB.items():
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction) or action.help == argparse.SUPPRESS:
+                continue
+            for flag in action.option_strings:
+                flags.setdefault(flag, {})[name] = _signature(action)
+    return flags
+
+
+def test_a_flag_means_one_thing_with_one_default_in_every_command():
+    flags = _flags()
+    differing = {flag: tuple(by) for flag, by in flags.items() if len(set(by.values())) > 1}
+    unexplained = sorted(set(differing) - set(DIFFERENCES))
+    assert unexplained == [], {f: flags[f] for f in unexplained}
+    stale = sorted(f for f in DIFFERENCES if f not in differing)
+    assert stale == [], "these flags agree now: take them out of DIFFERENCES"
+    moved = {f: differing[f] for f in DIFFERENCES if differing[f] != DIFFERENCES[f][0]}
+    assert moved == {}, "a command took one of these flags up or dropped it: say why it differs there"
+
+
+def test_the_grace_is_the_campaigns_everywhere():
+    from harness.cli.common import grace_of
+    from harness.runner.config import DEFAULTS
+
+    for name in ("solve", "count", "play", "conform"):
+        (action,) = [a for a in SUB[name]._actions if "--grace" in a.option_strings]
+        assert grace_of(argparse.Namespace(grace=action.default)) == DEFAULTS["grace_s"], name
+
+
+@pytest.mark.parametrize("argv, dest, value", [
+    (["solve", "p.toml", "--input-format", "ascii"], "input_format", "ascii"),
+    (["solve", "p.toml", "--format", "ascii"], "input_format", "ascii"),  # the old spelling
+    (["play", "--png-dir", "figs"], "png_dir", "figs"),
+    (["play", "--strip", "s.png"], "strip", "s.png"),  # the old spelling, a file
+    (["export", "r", "--file", "t.csv"], "file", "t.csv"),
+    (["export", "r", "--out", "t.csv"], "out", "t.csv"),  # old scripts: a file still
+])
+def test_the_new_spellings_and_the_old_ones_parse(argv, dest, value):
+    assert getattr(build_parser().parse_args(argv), dest) == value

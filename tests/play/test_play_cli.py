@@ -185,6 +185,8 @@ def test_the_shipped_default_board_is_the_standard_game():
     (["-s", "thompson", "-o", "block=0"], "option 'block' of strategy thompson must be >= 1, not 0"),
     (["--strip", "/nonexistent-folder/strip.png"], "no folder"),
     (["--strip", "strip.jpg"], "must end in .png"),
+    (["--png-dir", "/nonexistent-folder"], "--png-dir /nonexistent-folder: no folder"),
+    (["--png-dir", "/tmp", "--strip", "/tmp/s.png"], "--png-dir names the strip's folder and --strip its file"),
     (["--option", "block=5"], "several strategies play"),
 ])
 def test_bad_play_input_is_one_line_before_any_game(capsys, argv, message):

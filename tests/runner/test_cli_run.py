@@ -24,6 +24,15 @@ def test_run_then_rerun_then_export(tmp_path, capsys):
     assert main(["export", str(out), "--format", "parquet", "--out", str(tmp_path / "r.parquet")]) == 0
     pq = pd.read_parquet(tmp_path / "r.parquet")
     assert sorted(pq["status"].astype(str)) == sorted(csv["status"])
+    assert main(["export", str(out), "--file", str(tmp_path / "f.csv")]) == 0  # --file: the table's file
+    assert len(pd.read_csv(tmp_path / "f.csv")) == 10
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    assert main(["export", str(out), "--format", "parquet", "--out", str(folder)]) == 0  # --out: a folder, as elsewhere
+    assert len(pd.read_parquet(folder / "results.parquet")) == 10
+    capsys.readouterr()
+    assert main(["export", str(out), "--file", str(tmp_path / "g.csv"), "--out", str(folder)]) == 2
+    assert "give one" in capsys.readouterr().err
 
 
 def test_export_of_a_directory_without_results_is_one_line(tmp_path, capsys):
