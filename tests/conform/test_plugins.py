@@ -196,6 +196,7 @@ def test_a_lying_strategy_fails_the_check_its_lie_breaks(capsys, liars, liar, ch
     (["--counter", "dp", "--check", "legal"], "unknown check 'legal' for a counter"),
     (["--counter", "dp", "-o", "x=1"], "counter dp has no option 'x' (known: split)"),
     (["--counter", "cpsat", "-o", "split=0"], "option 'split' of counter cpsat must be >= 1"),
+    (["--counter", "dp", "--grace", "-1"], "--grace must be a number of seconds >= 0, not -1"),  # as every command's
 ])
 def test_bad_conform_input_is_one_line(capsys, argv, message):
     code, out, err = run(capsys, "conform", *argv)
