@@ -29,7 +29,8 @@ ALLOWED = {
     "model": {"core", "errors", "puzzle", "model"},
     "counting": {"core", "errors", "puzzle", "counting", "__init__"},  # puzzle: puzzles read as deployments
     "play": {"core", "errors", "counting", "play"},  # counting: placements, marginals (the exact posterior)
-    "tools": {"errors", "tools"},  # solver binaries as data: entries, parsers, running a process
+    "tools": {"core", "errors", "tools"},  # solver binaries as data: entries, parsers, running a process (core:
+    # a tool entry's own parser "module:function" is imported as plugins are)
     "backends": {"core", "errors", "puzzle", "model", "tools", "backends"},
     "solve": {"core", "errors", "puzzle", "model", "backends", "solve", "__init__"},
     "store": {"core", "errors", "store"},

@@ -160,10 +160,8 @@ class ToolBackend(Backend):
         return None if soft == resource.RLIM_INFINITY else max(1, soft // (1024 * 1024))
 
     def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
-        from harness.tools import PARSERS
-
         deadline = Deadline(time_limit_s)
-        self.parse = PARSERS[self.tool.output]
+        self.parse = self.tool.parse
         self.work = Path(tempfile.mkdtemp(prefix=f"battlebench-{self.tool.name}-"))
         self.given = self.work / f"input.{suffix(self.tool.format)}"
         self.out = self.work / "answer.txt"
