@@ -141,7 +141,7 @@ def _written(line: str) -> list[str]:
         if args.command == "convert" and args.dst != "-":
             out.append(args.dst)
         if args.command == "count" and args.marginals:
-            out.append(args.png_dir)
+            out.append(args.png_dir or "/tmp")  # default: the system's temporary folder
         if args.command == "play" and args.strip:
             out.append(args.strip)
     return out
