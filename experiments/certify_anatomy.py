@@ -78,7 +78,7 @@ def _search(inst, be, given: list[int], count: int | None, limit: float, forbid:
     row's measurements."""
     from ortools.sat.python import cp_model
 
-    from harness.backends.cpsat import _status_meaning
+    from harness.backends.status_tables import CPSAT
     from harness.puzzle.verify import verify
 
     md = be.cp_model.clone()
@@ -100,7 +100,7 @@ def _search(inst, be, given: list[int], count: int | None, limit: float, forbid:
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = limit
     t0, c0 = time.perf_counter(), time.process_time()
-    meaning = _status_meaning(solver.solve(md, Collector()), "callback")
+    meaning = CPSAT.meaning(solver.solve(md, Collector()), "callback")
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     done = meaning == "exhausted" or (count is not None and len(boards) >= count)
     result = ("wrong" if any(not verify(inst, b).ok for b in boards) else "done" if done else "timeout")

@@ -115,7 +115,7 @@ def record_journal(rows: int, cols: int, seed: int, path: Path) -> list[dict]:
     import json
 
     from harness.generate import generator as gen_mod
-    from harness.generate.journal import _decode
+    from harness.generate.journal import decode_answer
 
     lines = Path(path).read_text().splitlines()[1:]
     entries = [json.loads(line) for line in lines if line.strip()]
@@ -136,7 +136,7 @@ def record_journal(rows: int, cols: int, seed: int, path: Path) -> list[dict]:
                 raise _Enough()
             if entries[i]["q"] != q:
                 raise SystemExit(f"{path}: answer {i + 1} is for another question (another seed or command?)")
-            answer = _decode(entries[i]["a"])
+            answer = decode_answer(entries[i]["a"])
             asked.append({"hints": last[0], "flip": last[1], "answer": "none" if answer is None else "board",
                           "recorded_s": float(entries[i].get("s", 0.0)), "index": i})
             return True, answer

@@ -26,7 +26,7 @@ BOARD = ROOT / "instances" / "deployments" / "standard_10x10.toml"
 
 def _expectimax_class():
     from harness.counting.deployment import Deployment
-    from harness.play.strategies.posterior import PosteriorStrategy, _marginals
+    from harness.play.strategies.posterior import PosteriorStrategy, memo_marginals
 
     class Expectimax(PosteriorStrategy):
         name = "expectimax"
@@ -53,7 +53,7 @@ def _expectimax_class():
                 for n, misses, hit_cells, sunk_at in outcomes:
                     if not n:
                         continue
-                    after = _marginals(self.name, Deployment(base.grid, base.cells, base.pieces, misses=misses,
+                    after = memo_marginals(self.name, Deployment(base.grid, base.cells, base.pieces, misses=misses,
                                                              hits=hit_cells, sunk_at=sunk_at, announce_sinks=True))
                     if after.total:
                         value += n / total * max((after.occupied[d] for d in unknown if d != c), default=0) \

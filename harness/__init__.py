@@ -39,7 +39,8 @@ backend
     The solve task's plugin: a solver technology with its options, one class behind the
     contract of ``harness.backends.base``: built-in ``cpsat`` (OR-Tools CP-SAT), ``mip``
     (Pyomo -> HiGHS or SCIP), ``sat`` (python-sat), ``minizinc`` (MiniZinc models ->
-    Gecode or any FlatZinc solver), ``cpmpy`` (CPMpy -> its solvers); or a plugin.
+    Gecode or any FlatZinc solver), ``cpmpy`` (CPMpy -> its solvers), ``asp`` (clingo),
+    ``tool`` (a solver binary on a standard file); or a plugin.
 counter
     The count task's plugin: a counting algorithm behind one contract (``dp``,
     ``frontier``, ``profile``, ``cluster``, ``dlx``, ``sharpsat``, ``cpsat``, ``sat``,

@@ -11,6 +11,7 @@ the parent, so a solver's own claim is never trusted.
 from __future__ import annotations
 
 import functools
+import json
 import platform
 import time
 import traceback
@@ -85,17 +86,18 @@ class SolveResult:
 
 
 @functools.lru_cache(maxsize=None)
-def _library_versions(cls: Any) -> tuple[tuple[str, str], ...]:
+def _library_versions(cls: Any, opts: str | None) -> tuple[tuple[str, str], ...]:
     out = {"battlebench": __version__, "python": platform.python_version()}
     try:
-        out.update(cls.versions())
+        out.update(cls.versions() if opts is None else cls.run_versions(json.loads(opts)))
     except Exception as exc:  # a version lookup must never fail a run
         out[cls.name] = f"unknown ({exc})"
     return tuple(out.items())
 
 
-def _versions(cls: Any) -> dict[str, str]:
-    return dict(_library_versions(cls))
+def _versions(cls: Any, opts: dict[str, Any] | None = None) -> dict[str, str]:
+    """What a run records as its versions (``opts``: its resolved options; None: the backend's whole list)."""
+    return dict(_library_versions(cls, None if opts is None else json.dumps(opts, sort_keys=True, default=str)))
 
 
 def _dedupe(boards: list[Board]) -> list[Board]:
@@ -180,7 +182,7 @@ def execute(
             "solve_s": t_solve - t_build,
             "total_s": time.perf_counter() - t0,
         }
-    out.versions = _versions(cls)
+    out.versions = _versions(cls, resolved)
     return out
 
 

@@ -141,7 +141,7 @@ def _written(line: str) -> list[str]:
         if args.command == "convert" and args.dst != "-":
             out.append(args.dst)
         if args.command == "count" and args.marginals:
-            out.append(args.png_dir)
+            out.append(args.png_dir or "/tmp")  # default: the system's temporary folder
         if args.command == "play" and args.strip:
             out.append(args.strip)
     return out
@@ -366,3 +366,79 @@ def test_the_site_builds_strictly(tmp_path):
     assert "--time-limit" in cli and "battlebench run" in cli
     glossary = (tmp_path / "site" / "reference" / "glossary" / "index.html").read_text()
     assert "deployment" in glossary and "verdict" in glossary
+
+
+# The docs' hand-kept lists of plugins and tools, each compared with its registry: a plugin or tool added to the
+# code (or removed) and not to the page fails here, naming the page, the list and what is missing or extra.
+def _first_column(page: str, heading: str) -> list[str]:
+    """The first cells of the rows of the first table under the line ``heading`` of ``page``."""
+    lines = (ROOT / page).read_text().splitlines()
+    rows = []
+    for line in lines[lines.index(heading) + 1:]:
+        if line.startswith("|"):
+            rows.append(line.split("|")[1].strip())
+        elif rows or line.startswith("#"):
+            break
+    return rows[2:]  # the header and its rule aside
+
+
+def _named(cells: list[str]) -> set[str]:
+    """The backticked names of cells, before any parenthesis (``cpsat`` (OR-Tools ...), ``cpsat``, ``sat``)."""
+    return {n for cell in cells if "module:Class" not in cell for n in re.findall(r"`([^`]+)`", cell.split("(")[0])}
+
+
+def _registries() -> dict[str, set[str]]:
+    from harness.backends.registry import BACKENDS
+    from harness.core.task import TASK_BUILTINS
+    from harness.counting.counters import COUNTERS
+    from harness.play.strategies import STRATEGIES
+    from harness.tools import builtin_tools
+
+    return {"backends": set(BACKENDS), "counters": set(COUNTERS), "strategies": set(STRATEGIES),
+            "tasks": set(TASK_BUILTINS), "tools": set(builtin_tools())}
+
+
+def _lists() -> list[tuple[str, str, set[str]]]:
+    """(where, registry, the names the docs list there)."""
+    builtins = "docs/reference/builtins.md"
+    text = (ROOT / builtins).read_text()
+    tool_row = next(line for line in text.splitlines() if line.startswith("| `tool` "))
+    tools = re.search(r"`tool` \((.*?); or yours", tool_row.split("|")[3]).group(1)
+    tasks = text[text.index("## Tasks"):].split("\n\n")[1].split(":")[0]
+    return [
+        (f"{builtins} ## Backends", "backends", _named(_first_column(builtins, "## Backends"))),
+        (f"{builtins} ## Counters", "counters", _named(_first_column(builtins, "## Counters"))),
+        (f"{builtins} ## Strategies", "strategies", _named(_first_column(builtins, "## Strategies"))),
+        (f"{builtins} ## Tasks", "tasks", set(re.findall(r"`([^`]+)`", tasks))),
+        (f"{builtins}, the tool row's options", "tools", {t.strip() for t in re.split(r"[,;]", tools)}),
+        ("docs/reference/plugins/tasks.md ## The four built-in tasks", "tasks",
+         {cell.split()[0] for cell in _first_column("docs/reference/plugins/tasks.md", "## The four built-in tasks")}),
+        ("docs/how-to/solver-binaries.md, the built-in tools' table", "tools",
+         _named(_first_column("docs/how-to/solver-binaries.md", "Built in (`harness/tools/builtin.toml`):"))),
+        *((f"the glossary (harness/__init__.py), {word}", registry, _glossary_names(word))
+          for word, registry in (("backend", "backends"), ("counter", "counters"), ("strategy", "strategies"))),
+    ]
+
+
+def _glossary_names(word: str) -> set[str]:
+    """The ``names`` of a glossary entry's text (the reference page generated from it lists the same)."""
+    import harness
+
+    entry = re.search(rf"^{word}\n((?:    .*\n)+)", harness.__doc__, re.M).group(1)
+    entry = entry.split("formulation")[0]  # not the names of what is not a plugin
+    return set(re.findall(r"``([a-z][a-z-]*)``", entry)) - {"refuses"}
+
+
+@pytest.mark.parametrize("where, registry, listed", _lists(), ids=lambda x: x if isinstance(x, str) else "")
+def test_each_docs_list_of_plugins_and_tools_is_its_registry(where, registry, listed):
+    known = _registries()[registry]
+    assert listed == known, f"{where}: missing {sorted(known - listed)}, extra {sorted(listed - known)} " \
+                            f"(the {registry} registry)"
+
+
+def test_a_docs_list_that_misses_a_name_is_caught():
+    listed = _named(_first_column("docs/reference/builtins.md", "## Backends"))
+    assert listed == _registries()["backends"] and listed - {"cpsat"} != _registries()["backends"]
+    assert _named(["`cpsat`, `sat`", "`dp` (default)", "any class (`module:Class`, entry points)"]) == {"cpsat", "sat",
+                                                                                                      "dp"}
+    assert len(_lists()) == 10 and all(listed for _, _, listed in _lists())  # every list found and non-empty

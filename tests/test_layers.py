@@ -29,7 +29,8 @@ ALLOWED = {
     "model": {"core", "errors", "puzzle", "model"},
     "counting": {"core", "errors", "puzzle", "counting", "__init__"},  # puzzle: puzzles read as deployments
     "play": {"core", "errors", "counting", "play"},  # counting: placements, marginals (the exact posterior)
-    "tools": {"errors", "tools"},  # solver binaries as data: entries, parsers, running a process
+    "tools": {"core", "errors", "tools"},  # solver binaries as data: entries, parsers, running a process (core:
+    # a tool entry's own parser "module:function" is imported as plugins are)
     "backends": {"core", "errors", "puzzle", "model", "tools", "backends"},
     "solve": {"core", "errors", "puzzle", "model", "backends", "solve", "__init__"},
     "store": {"core", "errors", "store"},
@@ -134,3 +135,154 @@ def test_ortools_and_highspy_share_one_process(first):
     out = subprocess.run([sys.executable, "-c", f"{load[first]}\n{load[second]}\nprint('ok')"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.splitlines()[-1] == "ok", out.stderr[-2000:]
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """The import graph of ``package`` (a folder): module name -> the package's modules it imports.
+
+    Every import counts, at top level and inside functions: the house imports inside functions only to load
+    solver libraries (and plugins) lazily, never to break a circle, so a circle through a function-level import is
+    a circle too.  ``from a.b import c`` is an edge to module ``a.b.c`` when that is a module, else to ``a.b``;
+    the implicit import of a parent package's ``__init__`` is not an edge (a package's modules import each
+    other through it all the time)."""
+    root = package.name
+    modules: dict[str, Path] = {}
+    for path in package.rglob("*.py"):
+        parts = (root, *path.relative_to(package).with_suffix("").parts)
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                          for a in node.names}
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+        graph[name] = {m for m in found if m in modules and m != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: each strongly connected part of more than one module, as a path that
+    closes on its first module (``a -> b -> a``), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    parts: list[set[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = set()
+            while (w := stack.pop()) != v:
+                part.add(w)
+            if part:
+                parts.append(part | {v})
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    cycles = []
+    for part in parts:  # the shortest circle through the part's first module, found breadth first
+        start = min(part)
+        came, todo = {start: [start]}, [start]
+        while start not in graph[todo[0]]:
+            v = todo.pop(0)
+            for w in sorted(graph[v] & part - came.keys()):
+                came[w] = came[v] + [w]
+                todo.append(w)
+        cycles.append(came[todo[0]] + [start])
+    return sorted(cycles)
+
+
+def test_harness_has_no_import_circle():
+    cycles = import_cycles(import_graph(PKG))
+    assert not cycles, "import circles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_an_import_circle_is_found_and_named(tmp_path):
+    """A synthetic package: a circle through a function-level import is found, named as a path; the rest is not."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from pkg.sub import b\n")
+    (pkg / "a.py").write_text("import pkg.sub.b\n")
+    (pkg / "sub" / "b.py").write_text("def f():\n    from pkg import c\n")
+    (pkg / "c.py").write_text("from pkg.a import x\nimport os\n")
+    (pkg / "d.py").write_text("from pkg import a, c\n")  # imports into the circle, not part of it
+    graph = import_graph(pkg)
+    assert graph["pkg.d"] == {"pkg.a", "pkg.c"} and graph["pkg.c"] == {"pkg.a"}
+    assert import_cycles(graph) == [["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]]
+    (pkg / "c.py").write_text("import os\n")  # the circle broken
+    assert import_cycles(import_graph(pkg)) == []
+
+
+ROOT = PKG.parent
+# Tests that reach a private name on purpose (a helper or a memo they drive directly), file -> the names.
+PRIVATE_IN_TESTS = {
+    "tests/backends/test_status_tables.py": {"_SYM", "_T"},  # the backends' cell indexes, checked against the alphabet
+    "tests/counting/test_counters.py": {"_deployments"},
+    "tests/counting/test_dispatch.py": {"_warm_cases"},
+    "tests/counting/test_profile.py": {"_profile_nb", "_Arena", "_geometry", "_kept", "_moduli", "_run", "_view"},
+    "tests/generate/test_batch.py": {"_Pool"},
+    "tests/generate/test_oracle_signals.py": {"_guarded"},
+    "tests/play/test_exact_values.py": {"_Branch"},
+    "tests/play/test_game.py": {"_deployments", "_MEMO", "_MEMO_SIZE"},
+}
+
+
+def private_names(tree: ast.AST) -> set[str]:
+    """The underscore names (not dunders) a module takes from ``harness``: imported (``from harness.x import _y``,
+    ``harness.x._y``) or read off a harness module it imported (``import harness.x as m; m._y``)."""
+    def private(name: str) -> bool:
+        return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+    found, modules = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
+                and node.module.split(".")[0] == "harness":
+            found |= {p for p in node.module.split(".") if private(p)} | {a.name for a in node.names if private(a.name)}
+            modules |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "harness":
+                    found |= {p for p in a.name.split(".") if private(p)}
+                    modules.add(a.asname or a.name.split(".")[0])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and private(node.attr):
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in modules:
+                found.add(node.attr)
+    return found
+
+
+OUTSIDE = sorted(p for p in ROOT.rglob("*.py") if p.relative_to(ROOT).parts[0] not in {"harness", ".venv", "site"}
+                 and not any(part.startswith(".") for part in p.relative_to(ROOT).parts))
+
+
+def test_no_file_outside_harness_imports_a_private_name_from_it():
+    """Scripts (experiments/, benchmarks/, tools/, examples/, docs/) use harness's public names only; tests too
+    but for the list above (each a private name it drives on purpose)."""
+    bad = {}
+    for path in OUTSIDE:
+        rel = str(path.relative_to(ROOT))
+        names = private_names(ast.parse(path.read_text())) - PRIVATE_IN_TESTS.get(rel, set())
+        if names:
+            bad[rel] = sorted(names)
+    assert not bad, f"private harness names used outside harness/: {bad}"
+
+
+def test_a_private_import_is_found():
+    code = ("from harness.backends.cpsat import _status_meaning, CpSatBackend\nimport harness.play.strategies.posterior "
+            "as post\npost._MEMO.clear()\nfrom harness import __version__\nimport harness.counting._rows_nb\n")
+    assert private_names(ast.parse(code)) == {"_status_meaning", "_MEMO", "_rows_nb"}

@@ -171,6 +171,12 @@ class Backend:
     def versions(cls) -> dict[str, str]:
         raise NotImplementedError
 
+    @classmethod
+    def run_versions(cls, opts: dict[str, Any]) -> dict[str, str]:
+        """What a run with the resolved options ``opts`` records as its versions: :meth:`versions` unless the
+        backend runs one of several installed solvers and names only the one that ran (``tool``)."""
+        return cls.versions()
+
     def build(self) -> ModelSize:
         raise NotImplementedError
 

@@ -67,10 +67,9 @@ from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, 
 from harness.errors import BackendError, BackendUnavailable, UsageError
 from harness.model.cell_rules import local_rules
 from harness.puzzle.board import Board
-from harness.puzzle.instance import Hint
+from harness.puzzle.instance import CELL_SYMBOLS, Hint
 
-SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")
-_T = {t: i for i, t in enumerate(SYMBOLS)}
+_T = {t: i for i, t in enumerate(CELL_SYMBOLS)}
 
 # solver -> (the module CPMpy imports for it, the package that installs it)
 LIBRARIES = {
@@ -259,8 +258,8 @@ class CpmpyBackend(Backend):
         m = self.model
         R, C = m.rows, m.cols
         touching = m.instance.touching
-        flat = self._bools(cp, R * C * len(SYMBOLS), "z")
-        z = {(r, c): flat[(r * C + c) * len(SYMBOLS):(r * C + c + 1) * len(SYMBOLS)]
+        flat = self._bools(cp, R * C * len(CELL_SYMBOLS), "z")
+        z = {(r, c): flat[(r * C + c) * len(CELL_SYMBOLS):(r * C + c + 1) * len(CELL_SYMBOLS)]
              for r in range(R) for c in range(C)}
         self.cpm_water = {cell: zs[0] for cell, zs in z.items()}
         for zs in z.values():

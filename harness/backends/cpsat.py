@@ -29,37 +29,16 @@ from __future__ import annotations
 from typing import Any
 
 from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
-from harness.errors import BackendError, BackendUnavailable
+from harness.backends.status_tables import CPSAT
+from harness.errors import BackendUnavailable
 from harness.model.cell_rules import local_rules
 from harness.puzzle.board import Board
-from harness.puzzle.instance import Hint
+from harness.puzzle.instance import CELL_SYMBOLS, Hint
 
-# The seven cell symbols of the cell formulation; WATER first ("~").
-SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")
-_T = {t: i for i, t in enumerate(SYMBOLS)}
+_T = {t: i for i, t in enumerate(CELL_SYMBOLS)}
 
-# CP-SAT status name -> its meaning for one solve call, per enumeration mode:
-# (blocking: one board per call, callback: enumerate_all_solutions in one call).
-STATUS_TABLE = {
-    "OPTIMAL": ("board", "exhausted"),
-    "FEASIBLE": ("board", "stopped"),
-    "INFEASIBLE": ("exhausted", "exhausted"),
-    "UNKNOWN": ("hit_limit", "hit_limit"),
-    "MODEL_INVALID": ("error", "error"),
-}
-_MODES = ("blocking", "callback")
+_MODES = CPSAT.modes
 BRANCHING = ("auto", "long-first")
-
-
-def _status_meaning(status: Any, mode: str) -> str:
-    name = getattr(status, "name", str(status))
-    try:
-        meaning = STATUS_TABLE[name][_MODES.index(mode)]
-    except KeyError:
-        raise BackendError(f"CP-SAT returned an unknown status {name!r}") from None
-    if meaning == "error":
-        raise BackendError(f"CP-SAT says the model is invalid ({name})")
-    return meaning
 
 
 def _cp():
@@ -164,7 +143,7 @@ class CpSatBackend(Backend):
         m, md = self.model, self.cp_model
         R, C = m.rows, m.cols
         touching = m.instance.touching
-        z = {cell: [md.new_bool_var("") for _ in SYMBOLS] for cell in m.cells()}
+        z = {cell: [md.new_bool_var("") for _ in CELL_SYMBOLS] for cell in m.cells()}
         self.cp_water = {cell: zs[0] for cell, zs in z.items()}
         for zs in z.values():
             md.add_exactly_one(zs)
@@ -270,7 +249,7 @@ class CpSatBackend(Backend):
         def solve_once(remaining: float | None) -> Step:
             if remaining is not None:
                 cp_solver.parameters.max_time_in_seconds = remaining
-            meaning = _status_meaning(cp_solver.solve(self.cp_model), "blocking")
+            meaning = CPSAT.meaning(cp_solver.solve(self.cp_model), "blocking")
             outcome = {"exhausted": "exhausted", "hit_limit": "limit"}.get(meaning, "board")
             chosen = self._chosen(cp_solver.boolean_value) if outcome == "board" else None
             return Step(outcome, chosen, cp_solver.wall_time)
@@ -303,7 +282,7 @@ class CpSatBackend(Backend):
             cp_solver.parameters.max_time_in_seconds = remaining
         collector = Collector()
         status = cp_solver.solve(self.cp_model, collector)
-        meaning = _status_meaning(status, "callback")
+        meaning = CPSAT.meaning(status, "callback")
         answer = Answer(boards=boards, solver_reported_s=cp_solver.wall_time)
         # OPTIMAL after our own stop_search is not trusted as a proof of exhaustion.
         answer.exhausted = meaning == "exhausted" and not collector.stopped

@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness.backends.base import Answer, Deadline
+from harness.backends.status_tables import CPSAT
 
 CUBES_PER_SEARCH = 4
 
@@ -69,8 +70,6 @@ def _cube_model(backend: Any, cube: list[tuple[str, list[int]]]) -> Any:
 def enumerate_split(backend: Any, limit: int | None, deadline: Deadline) -> Answer:
     """Boards of ``backend``'s built model, by ``backend.opts['split']`` searches at once (module docstring)."""
     from ortools.sat.python import cp_model
-
-    from harness.backends.cpsat import _status_meaning
 
     searches = int(backend.opts["split"])
     todo = cubes(backend, CUBES_PER_SEARCH * searches)
@@ -115,7 +114,7 @@ def enumerate_split(backend: Any, limit: int | None, deadline: Deadline) -> Answ
         with lock:
             running.remove(solver)
             state["reported"] += solver.wall_time
-            meaning = _status_meaning(status, "callback")
+            meaning = CPSAT.meaning(status, "callback")
             if meaning == "exhausted" and not state["stopped"]:
                 state["searched"] += 1
             elif meaning == "hit_limit" or (meaning == "stopped" and not state["stopped"]):

@@ -57,37 +57,16 @@ from pathlib import Path
 from typing import Any
 
 from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
+from harness.backends.status_tables import MINIZINC
 from harness.errors import BackendError, BackendUnavailable, UsageError
 from harness.puzzle.board import Board
+from harness.puzzle.instance import CELL_SYMBOLS
 
 MZN_DIR = Path(__file__).resolve().parent / "mzn"
-SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")  # the cell model's symbols 1..7, in this order
-_SYM = {t: i + 1 for i, t in enumerate(SYMBOLS)}
-_MODES = ("blocking", "all")
+_SYM = {t: i + 1 for i, t in enumerate(CELL_SYMBOLS)}  # the cell model's symbols 1..7, in this order
+_MODES = MINIZINC.modes
 _SIZES: dict[str, ModelSize] = {}  # (solver, formulation, data) -> the size of its FlatZinc, per worker process
 _MARGIN_S = 0.3  # MiniZinc stops ~0.2-0.4 s after its --time-limit: it gets this much less
-
-# MiniZinc status name -> its meaning for one call, per enumeration mode
-# (blocking: one solution per call; all: --all-solutions / --num-solutions K).
-STATUS_TABLE = {
-    "SATISFIED": ("board", "stopped"),  # all: -n reached, or stopped early (a limit)
-    "ALL_SOLUTIONS": ("board", "exhausted"),
-    "UNSATISFIABLE": ("exhausted", "exhausted"),
-    "UNKNOWN": ("limit", "limit"),
-    "ERROR": ("error", "error"),
-}
-
-
-def _status_meaning(status: Any, mode: str) -> str:
-    name = getattr(status, "name", str(status))
-    try:
-        meaning = STATUS_TABLE[name][_MODES.index(mode)]
-    except KeyError:
-        raise BackendError(f"MiniZinc returned an unexpected status {name!r} for a satisfaction model") from None
-    if meaning == "error":
-        raise BackendError(f"MiniZinc reported an error ({name})")
-    return meaning
-
 
 def _mzn():
     try:
@@ -452,7 +431,7 @@ class MiniZincBackend(Backend):
             child["blocked"] = []
             more = {"all_solutions": True} if limit is None else {"nr_solutions": limit}
             status, stats, stopped = self._run(child, remaining, on_solution, **flags, **more)
-        meaning = "limit" if stopped else _status_meaning(status, "all")
+        meaning = "limit" if stopped else MINIZINC.meaning(status, "all")
         answer.exhausted = meaning == "exhausted"
         answer.hit_limit = meaning == "limit" or (meaning == "stopped" and (limit is None or len(boards) < limit))
         answer.solver_reported_s = _reported(stats)
@@ -477,7 +456,7 @@ class MiniZincBackend(Backend):
                 reported.append(seconds)
             if stopped:
                 notes.add(stopped)
-            meaning = "limit" if stopped else _status_meaning(status, "blocking")
+            meaning = "limit" if stopped else MINIZINC.meaning(status, "blocking")
             chosen = self._chosen(found[-1]) if found else None
             if meaning == "board" and chosen is None:
                 raise BackendError(f"MiniZinc said {status.name} without a solution")

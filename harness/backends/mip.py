@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
 from harness.errors import BackendError, UsageError
 from harness.puzzle.board import Board
+from harness.puzzle.instance import CELL_SYMBOLS
 
-SYMBOLS = ("~", "O", "<", ">", "^", "v", "#")
 # No touching: the symbols whose neighbour on one side must be water, by side (the
 # rules of docs/explanation/formulations.md grouped by side; '#' needs none, see there).
 _WATER_SIDE = (((-1, 0), "^<>O"), ((1, 0), "v<>O"), ((0, -1), "<^vO"), ((0, 1), ">^vO"))
@@ -220,7 +220,7 @@ class MipBackend(Backend):
                 else:
                     ps.append(p.index)
         cells = sorted(syms)
-        keys = [(cell, t) for cell in cells for t in SYMBOLS if t == "~" or t in syms[cell]]
+        keys = [(cell, t) for cell in cells for t in CELL_SYMBOLS if t == "~" or t in syms[cell]]
         M.pyo_z = pyo.Var(range(len(keys)), domain=pyo.Binary)
         z = {key: M.pyo_z[i] for i, key in enumerate(keys)}
         M.pyo_w = pyo.Var(range(len(m.placements)), domain=pyo.Binary)

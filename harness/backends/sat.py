@@ -32,6 +32,7 @@ from typing import Any
 from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
 from harness.errors import BackendError, BackendUnavailable
 from harness.puzzle.board import Board
+from harness.puzzle.instance import CELL_SYMBOLS
 
 SOLVERS = (
     "cadical103", "cadical153", "cadical195", "cadical300", "ergo", "gluecard3", "gluecard4",
@@ -46,7 +47,6 @@ AMO_ENCODINGS = ("pairwise", "ladder", "bitwise", "seqcounter", "totalizer")
 # python-sat's solve()/solve_limited() result -> what it means; anything else raises.
 _RESULT = {True: "sat", False: "unsat", None: "limit"}
 
-SYMBOLS = "~O<>^v#"
 # piece -> offsets of the orthogonal neighbours that must be water (no touching).
 _WATER_AROUND = {
     "O": ((0, -1), (0, 1), (-1, 0), (1, 0)),
@@ -177,7 +177,7 @@ class SatBackend(Backend):
         m, pool, cl = self.model, self.sat_pool, self.sat_clauses
         R, C = m.rows, m.cols
         no_touch = not m.instance.touching
-        z = {(r, c): {t: pool.id(("z", (r, c), t)) for t in SYMBOLS} for r in range(R) for c in range(C)}
+        z = {(r, c): {t: pool.id(("z", (r, c), t)) for t in CELL_SYMBOLS} for r in range(R) for c in range(C)}
 
         def at(cell: tuple[int, int], d: tuple[int, int]) -> dict[str, int] | None:
             return z.get((cell[0] + d[0], cell[1] + d[1]))

@@ -100,19 +100,34 @@ class ToolBackend(Backend):
 
     @classmethod
     def versions(cls) -> dict[str, str]:
-        """python-sat's (it writes the CNF) and each built-in tool installed here."""
-        import pysat
-
+        """python-sat's (it writes the CNF), benchexec's where installed, and each built-in tool installed here."""
         from harness.tools import builtin_tools
+
+        out = cls._writer_versions()
+        for name, tool in builtin_tools().items():
+            if tool.missing() is None:
+                out[name] = tool.version_of() or "unknown"
+        return out
+
+    @classmethod
+    def run_versions(cls, opts: dict[str, Any]) -> dict[str, str]:
+        """A run's: python-sat's, benchexec's when it may measure, and the one tool that ran (a user's entry too)."""
+        from harness.tools import find_tool
+
+        out = cls._writer_versions(opts.get("measure") != "process")
+        tool = find_tool(cls.solver(opts), opts.get("tool_file") or None)
+        out[tool.name] = tool.version_of() or "unknown"
+        return out
+
+    @staticmethod
+    def _writer_versions(measuring: bool = True) -> dict[str, str]:
+        import pysat
 
         from harness.tools import benchexec_version
 
         out = {"python-sat": pysat.__version__}
-        if benchexec_version():
+        if measuring and benchexec_version():
             out["benchexec"] = benchexec_version()
-        for name, tool in builtin_tools().items():
-            if tool.missing() is None:
-                out[name] = tool.version_of() or "unknown"
         return out
 
     def build(self) -> ModelSize:
@@ -145,10 +160,8 @@ class ToolBackend(Backend):
         return None if soft == resource.RLIM_INFINITY else max(1, soft // (1024 * 1024))
 
     def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
-        from harness.tools import PARSERS
-
         deadline = Deadline(time_limit_s)
-        self.parse = PARSERS[self.tool.output]
+        self.parse = self.tool.parse
         self.work = Path(tempfile.mkdtemp(prefix=f"battlebench-{self.tool.name}-"))
         self.given = self.work / f"input.{suffix(self.tool.format)}"
         self.out = self.work / "answer.txt"

@@ -41,7 +41,9 @@ def add_parser(sub: Any) -> None:
     add_options(ct, "counter", "split=2")
     ct.add_argument("--marginals", action="store_true",
                     help="also the exact probability of a ship in each cell (the dp's): a text heat map and a PNG")
-    ct.add_argument("--png-dir", default=".", metavar="DIR", help="where --marginals writes NAME-marginals.png")
+    ct.add_argument("--png-dir", default=None, metavar="DIR",
+                    help="where --marginals writes NAME-marginals.png (default: TMP/battlebench, the system's temporary "
+                    "folder: never the current directory; the path is printed)")
     add_limits(ct, "instance")
     ct.add_argument("--json", action="store_true", help="one JSON object per instance per line")
     ct.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
@@ -125,13 +127,21 @@ def run(args: argparse.Namespace) -> int:
     return exit_code
 
 
+def default_png_dir() -> Path:
+    """Where ``--marginals`` draws without ``--png-dir``: a ``battlebench`` folder in the system's temporary folder
+    (``$TMPDIR``), so that nothing is written into the current directory unasked."""
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / "battlebench"
+
+
 def _marginals(dep: Any, res: Any, args: argparse.Namespace, quiet: bool) -> dict[str, Any]:
     """Draw the marginals the worker computed (a heat map on stdout, a PNG) and give them as JSON data."""
     from harness.counting.marginals import heat_map, write_png
 
     m = res.marginals
     took = res.times.get("marginals_s")
-    png: Path | None = Path(args.png_dir) / f"{dep.name}-marginals.png"
+    png: Path | None = Path(args.png_dir or default_png_dir()) / f"{dep.name}-marginals.png"
     try:
         png.parent.mkdir(parents=True, exist_ok=True)
         write_png(dep, m, png)
@@ -149,4 +159,4 @@ def _marginals(dep: Any, res: Any, args: argparse.Namespace, quiet: bool) -> dic
             "by_piece": {name: [[list(c), v] for c, v in sorted(d.items())] for name, d in m.by_piece.items()}}
 
 
-__all__ = ["NAME", "add_parser", "render", "run"]
+__all__ = ["NAME", "add_parser", "default_png_dir", "render", "run"]

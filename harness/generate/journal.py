@@ -52,7 +52,8 @@ def _encode(answer: Answer) -> Any:
     return sorted([r, c] for r, c in answer)
 
 
-def _decode(value: Any) -> Answer:
+def decode_answer(value: Any) -> Answer:
+    """An answer as a journal line stores it, read back (the inverse of the encoding above)."""
     if value == "none":
         return None
     if value == UNDECIDED:
@@ -121,7 +122,7 @@ class Journal:
             try:
                 text = line.decode()
                 item = json.loads(text)
-                entries.append((str(item["q"]), _decode(item["a"]), float(item.get("s", 0.0))))
+                entries.append((str(item["q"]), decode_answer(item["a"]), float(item.get("s", 0.0))))
                 lines.append(text)
             except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError):
                 break  # a torn or damaged line: what follows is not trusted
@@ -196,4 +197,4 @@ def answers_on_disk(path: Path | str) -> int:
         return 0
 
 
-__all__ = ["Journal", "question_id", "answers_on_disk", "PARTIAL_DIR"]
+__all__ = ["Journal", "question_id", "answers_on_disk", "decode_answer", "PARTIAL_DIR"]

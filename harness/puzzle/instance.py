@@ -49,9 +49,12 @@ class Hint(enum.Enum):
         raise ValueError(f"unknown hint symbol {symbol!r}")
 
 
-# Piece symbols a solved board uses ('.' water); a Hint's value doubles as the piece.
+# The cell alphabet, written once (by Hint): a Hint's value doubles as the piece.
+# PIECE_SYMBOLS: the six pieces a solved board uses ('.' water there); CELL_SYMBOLS: the seven cell values of
+# the cell formulation (every backend's), water ("~") first.
 WATER_SYMBOL = "."
-PIECE_SYMBOLS = "O<>^v#"
+PIECE_SYMBOLS = "".join(h.value for h in Hint if h.is_piece)  # "O<>^v#"
+CELL_SYMBOLS = Hint.WATER.value + PIECE_SYMBOLS  # "~O<>^v#"
 
 
 def _freeze(d: Mapping[Any, Any]) -> Mapping[Any, Any]:

@@ -4,21 +4,25 @@ parser of its answer and the line that installs it — read from ``builtin.toml`
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import re
 import shutil
 import subprocess
 import sys
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from harness.errors import UsageError
-from harness.tools.parsers import PARSERS
+from harness.core.plugins import import_target
+from harness.errors import BackendError, UsageError
+from harness.tools.parsers import PARSERS, ToolOutput
 
 FORMATS = ("cnf", "wcnf", "opb", "lp", "mps", "smt2", "xcsp3", "fzn", "asp")  # the formats the tool backend writes
-FIELDS = {"format", "command", "output", "version", "version_pattern", "install", "enumerate", "enumerate_all"}
+FIELDS = {"format", "command", "output", "parser", "version", "version_pattern", "install", "enumerate",
+          "enumerate_all"}
 # {seed1}: seed + 1, for tools whose 0 means "the clock"; {python}: this Python; {package:NAME}: the folder of
 # the installed Python package NAME (a binary or jar a package ships)
 # {enumerate} (a whole argument): where the arguments of the tool's own enumeration go (default: at the end)
@@ -49,7 +53,8 @@ def _fill(arg: str, values: dict[str, str]) -> str:
 @dataclass(frozen=True)
 class Tool:
     """One solver binary: ``command`` is its argument vector with ``{file}``, ``{out}`` and ``{seed}`` filled in
-    per call; ``output`` names its parser (:data:`harness.tools.parsers.PARSERS`)."""
+    per call; ``output`` names its parser: a built-in one (:data:`harness.tools.parsers.PARSERS`) or the entry's
+    own ``module:function`` (its ``parser`` field), loaded and checked when the entry is read."""
 
     name: str
     format: str
@@ -61,6 +66,16 @@ class Tool:
     origin: str = "built-in"
     enumerate: tuple[str, ...] = ()  # arguments asking for {k} models (its own enumeration), if it has one
     enumerate_all: tuple[str, ...] = ()  # arguments asking for every model
+    own_parser: Callable[[str, str], ToolOutput] | None = field(default=None, compare=False, repr=False)
+
+    def parse(self, stdout: str, out: str) -> ToolOutput:
+        """What the tool said, read by its parser from its standard output and its ``{out}`` file's text."""
+        if self.own_parser is None:
+            return PARSERS[self.output](stdout, out)
+        said = self.own_parser(stdout, out)
+        if not isinstance(said, ToolOutput):
+            raise BackendError(f"its parser {self.output!r} returned {type(said).__name__}, not a ToolOutput")
+        return said
 
     def missing(self) -> str | None:
         """None when the binary is on the PATH (or at its path) and every package path it names exists, else one
@@ -124,13 +139,17 @@ def _entry(name: str, table: object, where: str) -> Tool:
     unknown = sorted(set(table) - FIELDS)
     if unknown:
         raise UsageError(f"{where}: tools.{name}: unknown field {unknown[0]!r} (fields: {', '.join(sorted(FIELDS))})")
+    if "output" in table and "parser" in table:
+        raise UsageError(f"{where}: tools.{name}: output and parser both name a parser (give one)")
     for key in ("format", "command", "output"):
-        if key not in table:
-            raise UsageError(f"{where}: tools.{name}: missing field {key!r}")
+        if key not in table and not (key == "output" and "parser" in table):
+            raise UsageError(f"{where}: tools.{name}: missing field {key!r}"
+                             + (" (or parser = \"module:function\")" if key == "output" else ""))
     if table["format"] not in FORMATS:
         raise UsageError(f"{where}: tools.{name}: format {table['format']!r} is not one the tool backend writes "
                          f"({', '.join(FORMATS)})")
-    if table["output"] not in PARSERS:
+    own = _own_parser(table["parser"], f"{where}: tools.{name}: parser", where) if "parser" in table else None
+    if own is None and table["output"] not in PARSERS:
         raise UsageError(f"{where}: tools.{name}: output {table['output']!r} names no parser "
                          f"({', '.join(sorted(PARSERS))})")
     for key in ("command", "version", "enumerate", "enumerate_all"):
@@ -156,9 +175,30 @@ def _entry(name: str, table: object, where: str) -> Tool:
         re.compile(pattern)
     except (re.error, TypeError) as exc:
         raise UsageError(f"{where}: tools.{name}: version_pattern is not a regular expression: {exc}") from None
-    return Tool(name, table["format"], tuple(table["command"]), table["output"], tuple(table.get("version", ())),
-                pattern, str(table.get("install", "")), where, tuple(table.get("enumerate", ())),
-                tuple(table.get("enumerate_all", ())))
+    return Tool(name, table["format"], tuple(table["command"]), table.get("parser") or table["output"],
+                tuple(table.get("version", ())), pattern, str(table.get("install", "")), where,
+                tuple(table.get("enumerate", ())), tuple(table.get("enumerate_all", ())), own)
+
+
+def _own_parser(target: object, what: str, where: str) -> Callable[[str, str], ToolOutput]:
+    """The entry's ``parser = "module:function"``, imported now (from the tool file's folder, the current
+    directory or an installed package) and checked: a callable taking what a built-in parser takes
+    ``(stdout, out)``."""
+    if not isinstance(target, str) or not all(target.partition(":")[::2]):
+        raise UsageError(f"{what}: {target!r} is not of the form \"module:function\"")
+    folder = str(Path(where).resolve().parent) if where != "built-in" else None
+    if folder and folder not in sys.path:
+        sys.path.append(folder)  # a parser module beside its tool file (the workers read the file too)
+    function = import_target(target, f"{what} {target!r}")
+    if not callable(function):
+        raise UsageError(f"{what} {target!r}: {type(function).__name__} is not callable")
+    try:
+        inspect.signature(function).bind("", "")
+    except TypeError as exc:
+        raise UsageError(f"{what} {target!r}: takes no (stdout, out) as the built-in parsers do: {exc}") from None
+    except ValueError:  # no signature to inspect (a builtin): trusted
+        pass
+    return function
 
 
 def parse_tools(text: str, where: str) -> dict[str, Tool]:

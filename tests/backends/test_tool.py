@@ -102,6 +102,8 @@ def test_the_record_names_the_tool_and_the_version_it_prints(isolated, tool):
     res = isolated.solve(BY_NAME["touching-hints"], "tool", "placement", Question.count(2), {"measure": "process", "tool": tool}, 60)
     printed = subprocess.run(entry.version_argv(), capture_output=True, text=True).stdout
     assert res.versions[tool] == entry.version_of() and entry.version_of() in printed
+    # the tool that ran, not every tool installed (measure=process: no benchexec)
+    assert set(res.versions) == {"battlebench", "python", "python-sat", tool}, res.versions
 
 
 def test_a_users_tool_entry_runs_with_no_code(isolated, tmp_path):
@@ -113,6 +115,8 @@ def test_a_users_tool_entry_runs_with_no_code(isolated, tmp_path):
         assert_sound(res, inst)
         assert {b.cells for b in res.boards} == truth(inst.name)
         assert f"({tool_file})" in res.detail  # where the entry came from
+        assert set(res.versions) == {"battlebench", "python", "python-sat", "usersat"}  # the one tool that ran
+        assert res.versions["usersat"] == "usersat"  # the entry's version command, read by its default pattern
 
 
 @pytest.mark.parametrize("body, words", [

@@ -255,8 +255,8 @@ def test_posterior_memo_forgets_the_least_recently_used_position_first(monkeypat
     monkeypatch.setattr(posterior, "_MEMO", {})
     monkeypatch.setattr(posterior, "_MEMO_SIZE", 3)
     for name in "abcacdae":  # "a" (the opening) comes back every few positions
-        assert posterior._marginals("posterior", deps[name]) == name
+        assert posterior.memo_marginals("posterior", deps[name]) == name
     assert computed == ["a", "b", "c", "d", "e"]  # "a" never computed twice; "b" then "c" forgotten
     assert list(posterior._MEMO["posterior"]) == [deps[n].content_hash() for n in "dae"]
-    posterior._marginals("posterior", deps["b"])
+    posterior.memo_marginals("posterior", deps["b"])
     assert computed[-1] == "b"

@@ -26,7 +26,7 @@ _MEMO: dict = {}  # strategy name -> OrderedDict {position's content hash: margi
 _MEMO_SIZE = 4096
 
 
-def _marginals(owner: str, dep):
+def memo_marginals(owner: str, dep):
     """The marginals of ``dep``, memoised per strategy (one strategy never reuses another's work)."""
     from harness.counting.marginals import marginals
 
@@ -46,7 +46,7 @@ def position_marginals(owner: str, position):
     """The exact marginals of a game position under any rule: those of each of its deployments, summed."""
     from harness.counting.marginals import Marginals
 
-    parts = [_marginals(owner, dep) for dep in position.deployments()]
+    parts = [memo_marginals(owner, dep) for dep in position.deployments()]
     if len(parts) == 1:
         return parts[0]
     out = Marginals(0, {c: 0 for c in position.board.cells}, {p.name: {} for p in position.board.pieces}, {})
@@ -81,4 +81,4 @@ class PosteriorStrategy(Strategy):
         return {c: m.occupied[c] / m.total for c in self.board.cells}
 
 
-__all__ = ["PosteriorStrategy"]
+__all__ = ["PosteriorStrategy", "memo_marginals", "position_marginals"]

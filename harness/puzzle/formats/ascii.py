@@ -28,11 +28,12 @@ from collections import Counter
 
 from harness.errors import InstanceFormatError
 from harness.puzzle.formats._common import build, check_no_touching, clue_text, default_name, parse_clue
-from harness.puzzle.instance import Hint, Instance
+from harness.puzzle.instance import CELL_SYMBOLS, Hint, Instance
 
 FMT = "ascii"
 KEYS = ("ships", "across", "down")
-GRID_SYMBOLS = ".~O<>^v#*"
+UNKNOWN_SYMBOL = "."  # a cell nothing is known of
+GRID_SYMBOLS = UNKNOWN_SYMBOL + CELL_SYMBOLS + Hint.SHIP.value  # ".~O<>^v#*"
 _KEY_LINE = re.compile(r"^\s*(\w+)\s*=\s*(.*?)\s*$")
 _PUZZLE_OPEN = re.compile(r'^\s*puzzle\s*=\s*("""|\'\'\')(\\?)(.*)$')
 
