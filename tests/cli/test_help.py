@@ -77,8 +77,6 @@ DIFFERENCES = {  # flag: (the commands that have it, why they may differ)
                                                "default); solve's is the old spelling of --input-format"),
     "--out": (("run", "report", "compare", "export", "generate", "write"),
               "a folder everywhere; export's --out may still name the table's file (what it did before --file)"),
-    "--png-dir": (("count", "play"), "where figures go in both; count's default ('.') is the debts helper's "
-                                     "to change (nothing written into the working directory by default)"),
     "--jobs": (("run", "generate"), "run's default is the config's jobs (none: not overridden); generate has no "
                                     "config (1)"),
     "-j": (("run", "generate"), "as --jobs"),
