@@ -356,6 +356,27 @@ class CountTask(TaskType):
     plugin = "counter"
     variant = "what is counted"
     subject = "deployment instance"
+    columns = {  # what the shared record columns hold for this task (the records page)
+        "instance": "the deployment instance's name",
+        "backend": "the counter",
+        "formulation": "what is counted: deployments or boards (as question)",
+        "options": "every counter option, defaults filled in (JSON)",
+        "question": "deployments or boards",
+        "seed": "the configured seed, or null",
+        "repetition": "which repetition (1, 2, ...)",
+        "answer": "sat: a complete count > 0; unsat: 0; unknown: incomplete; none: no answer",
+        "exhausted": "the count is complete",
+        "verdict": "ok, or why the count contradicts the known count; none: no known count",
+        "count": "the exact count while it fits 64 bits (detail.count: any size)",
+        "complete": "the count is complete",
+        "shots": "null",
+        "build_s": "loading the counter",
+        "solve_s": "counting, in the worker",
+        "placements": "placements of the pieces",
+        "solver_version": "the library that counts, else battlebench",
+        "boards": "[]",
+        "detail": "count, expected, method, ... (JSON)",
+    }
     family = "harness.counting.counters:FAMILY"
     pair_keys = ("counter", "backend", "formulation", "options")
 

@@ -149,8 +149,8 @@ def test_improvements_are_not_regressions(tmp_path):
 
 
 def test_matching_uses_task_and_seed(tmp_path):
-    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0], task="solve"),
-                    reps("i1", SAT, "timeout", [10.0], task="count-2"))
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0], question="solve"),
+                    reps("i1", SAT, "timeout", [10.0], question="count-2"))
     assert compare(old, new) == []  # another task: not a match, and the pair is not missing
 
 

@@ -16,7 +16,7 @@ def record(i: int, **fields) -> dict:
     rec.update(
         run_id=f"run-{i}", campaign="demo", config_hash="c0ffee", instance=f"inst{i}",
         rows=8, cols=9, pair="cpsat[workers=1]/cell", backend="cpsat", formulation="cell",
-        options=dumps({"workers": 1}), task="count-2", seed=i, repetition=i % 2,
+        options=dumps({"workers": 1}), task="solve", question="count-2", seed=i, repetition=i % 2,
         time_limit_s=2.5, memory_limit_mb=2048, status="sat", answer="sat",
         exhausted=bool(i % 2), termination="completed", verdict="ok", count=2,
         complete=True, build_s=0.1 + 0.2, solve_s=1e-9, wall_s=123456.789, overshoot_s=0.0,

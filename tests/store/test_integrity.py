@@ -17,7 +17,7 @@ def record(i: int, **fields) -> dict:
     rec = empty_record()
     rec.update(run_id=f"run-{i:04d}", campaign="demo", config_hash="h", instance=f"inst{i}",
                instance_path=f"inst/inst{i}.toml", pair="sat/cell", backend="sat", formulation="cell",
-               task="count-2", status="sat", wall_s=0.5, cpu_s=0.4, detail="x" * 600,
+               task="solve", question="count-2", status="sat", wall_s=0.5, cpu_s=0.4, detail="x" * 600,
                boards=dumps([["O.", ".."]]), verdicts=dumps(["ok"]))
     rec.update(fields)
     return rec

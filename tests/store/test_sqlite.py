@@ -27,7 +27,7 @@ def record(i: int, **fields) -> dict:
     rec.update(
         run_id=f"run-{i:04d}", campaign="demo", config_hash=HASH_A, instance=f"inst{i}",
         rows=10, cols=10, pair="sat[solver=cadical195]/placement", backend="sat",
-        formulation="placement", options=dumps({"solver": "cadical195"}), task="solve",
+        formulation="placement", options=dumps({"solver": "cadical195"}), task="solve", question="solve",
         seed=i, repetition=0, time_limit_s=5.0, status="sat", answer="sat", exhausted=False,
         termination="completed", verdict="ok", count=1, complete=True, wall_s=0.25 + i,
         boards=dumps([["~S~", "~~~"]]), verdicts=dumps(["ok"]),
