@@ -25,7 +25,7 @@ from typing import Any
 # name -> (SQLite type, what it means for every task).  The order is the column order of the store and exports.
 SCHEMA: dict[str, tuple[str, str]] = {
     # identity
-    "run_id": ("TEXT", "deterministic: the same file and content, pair, task, seed, repetition and limits"),
+    "run_id": ("TEXT", "deterministic: the same file and content, pair, question, seed, repetition and limits"),
     "campaign": ("TEXT", "the config's name"),
     "config_hash": ("TEXT", "what in the config decides results (not jobs, executor, output)"),
     "instance": ("TEXT", "the instance's name"),

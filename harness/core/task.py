@@ -151,7 +151,7 @@ class RunSpec:
 
 def run_id(shown: str, digest: str, pair: PairSpec, task: TaskSpec, seed: int | None, rep: int,
            limits: Limits) -> str:
-    """The deterministic id of a run: same file and content, pair, task, seed, repetition and limits."""
+    """The deterministic id of a run: same file and content, pair, question, seed, repetition and limits."""
     key = dumps([shown, digest, pair.label, task.label, seed, rep, limits.time_s, limits.memory_mb])
     return hashlib.sha256(key.encode()).hexdigest()[:20]
 

@@ -332,7 +332,7 @@ def recount_stored(frame: Any, results: Path) -> Any:
         dep = find_subject(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""), roots, cache,
                            read_deployment)
         stored_expected = detail.get("expected")
-        expected = expected_count(dep, str(rec.get("task"))) if dep is not None else (
+        expected = expected_count(dep, str(rec.get("question"))) if dep is not None else (
             int(stored_expected) if isinstance(stored_expected, str) and stored_expected.isdigit() else None)
         if dep is None:
             out.unverifiable += 1
