@@ -98,7 +98,7 @@ def _text(value: Any) -> str:
 
 @dataclass(frozen=True)
 class TaskSpec:
-    """A configured task: the registered task (``name``), what its runs' ``task`` column says (``label``) and
+    """A configured task: the registered task (``name``), what its runs' ``question`` column says (``label``) and
     its parameters (the solve task's ``k``)."""
 
     name: str
