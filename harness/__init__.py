@@ -12,11 +12,14 @@ task
     *solve* -- a puzzle solved (one board, or proof that none exists) or its distinct
     boards counted up to K; *count* -- a deployment instance's deployments (or distinct
     boards) counted exactly; *play* -- one game of a strategy against a hidden deployment;
-    *value* -- a strategy's (or optimal play's) exact expected shots on a board.
+    *value* -- a strategy's (or optimal play's) exact expected shots on a board.  A run's
+    ``task`` column holds its task's registered name.
 question
-    The solve task's two questions, named in its runs' ``task`` column: ``solve`` (k=1)
-    and ``count-K`` (distinct boards up to K; K=2 certifies uniqueness; K=0 means all).
-    ``count-K`` is a question of the solve task, not the count task.
+    What a run's task is asked, as the config's ``task`` value names it; a run's
+    ``question`` column (and its id) holds it: solve -- ``solve`` (k=1) or ``count-K``
+    (distinct boards up to K; K=2 certifies uniqueness; K=0 means all; a question of
+    the solve task, not the count task); count -- what is counted, ``deployments`` or
+    ``boards``; play -- ``play``; value -- ``value``; a plugin task -- its own.
 count
     Names three things, always qualified: the *count task* (``task = "deployments"`` or
     ``"boards"``, the command ``battlebench count``: a deployment instance counted exactly
@@ -52,7 +55,7 @@ strategy
 formulation
     The solve task's variant of a pair: a way to model a puzzle for a solver
     (``placement``, ``cell``, ``ship-pairs``).  The count task's variant is *what is
-    counted* (``deployments`` or ``boards``, as its task label); the play task's is the
+    counted* (``deployments`` or ``boards``, as its question); the play task's is the
     *announcement rule* (``ship``, ``sunk``, ``none``).  A config's pairs name the
     plugin and variant in the task's own words (``backend``/``formulation``,
     ``counter``/``counted``, ``strategy``/``rule``; the generic ``backend`` and

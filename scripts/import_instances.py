@@ -260,7 +260,7 @@ def certify_times(dirs: list[Path]) -> dict[str, dict]:
             continue
         with ResultsStore(d, create=False) as store:
             for r in store.records():
-                if not _certified(r["task"], r["status"], r["complete"]):
+                if not _certified(r["question"], r["status"], r["complete"]):
                     continue
                 seen = best.get(r["instance_hash"])
                 if seen is None or r["wall_s"] < seen["certify_best_s"]:

@@ -51,8 +51,20 @@ DAMAGES = {
 """Each damage, applied to a store's ``results.sqlite`` with enough pages to lose some."""
 
 
+def as_version_4(db: Path) -> None:
+    """Make a store look as schema 4 left it: no question column; the question (the label) in task."""
+    conn = sqlite3.connect(db)
+    for table in ("runs", "planned_runs"):
+        conn.execute(f"UPDATE {table} SET task = question")
+        conn.execute(f"ALTER TABLE {table} DROP COLUMN question")
+    conn.execute("PRAGMA user_version = 4")
+    conn.commit()
+    conn.close()
+
+
 def as_version_3(db: Path) -> None:
-    """Make a store look as schema 3 left it: no warmup_s column."""
+    """Make a store look as schema 3 left it: no warmup_s column (nor question)."""
+    as_version_4(db)
     conn = sqlite3.connect(db)
     conn.execute("ALTER TABLE runs DROP COLUMN warmup_s")
     conn.execute("PRAGMA user_version = 3")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.record import dumps, empty_record
+from harness.core.task import task_name_of_label
 from harness.store import ResultsStore
 
 BOARD_A = ["O.", "..", ".O"]  # two boards of the 3x2 instance with clues rows (1,0,1), cols (1,1)
@@ -36,7 +37,7 @@ def run(instance: str, pair: str, status: str, wall_s: float | None, *, repetiti
         run_id=hashlib.sha256(f"{instance}|{pair}|{repetition}|{more.get('seed', 0)}".encode()).hexdigest()[:20],
         campaign="hand", config_hash="hand0001", instance=instance, instance_path=f"inst/{instance}.toml",
         instance_hash=hashlib.sha256(instance.encode()).hexdigest()[:16], rows=rows, cols=cols,
-        pair=pair, backend=backend, formulation=formulation, options=dumps({}), task="count-2",
+        pair=pair, backend=backend, formulation=formulation, options=dumps({}), task="solve", question="count-2",
         seed=0, repetition=repetition, time_limit_s=time_limit_s, memory_limit_mb=4096,
         status=status,
         answer={"sat": "sat", "wrong": "sat", "unsat": "unsat"}.get(status, "unknown"),
@@ -54,6 +55,8 @@ def run(instance: str, pair: str, status: str, wall_s: float | None, *, repetiti
         started_at="2026-01-01T00:00:00.000+00:00", ended_at="2026-01-01T00:00:01.000+00:00",
         boards=dumps(boards), verdicts=dumps(verdicts), error="boom" if status == "error" else "", detail="",
     )
+    if "question" in more and "task" not in more:  # the task that owns the question
+        more["task"] = task_name_of_label(more["question"])
     for key, value in more.items():
         if key not in rec:
             raise KeyError(key)

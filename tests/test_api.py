@@ -251,7 +251,7 @@ def test_a_campaign_from_a_file_with_relative_paths(tmp_path):
     outcome = api.run_campaign(tmp_path / "my.toml", output=tmp_path / "elsewhere", jobs=1)
     assert outcome.output == tmp_path / "elsewhere" and outcome.statuses == {"sat": 1}
     runs = api.load_results(tmp_path / "elsewhere")
-    assert runs["count"].tolist() == [2] and runs["task"].tolist() == ["count-0"]
+    assert runs["count"].tolist() == [2] and runs["question"].tolist() == ["count-0"] and runs["task"].tolist() == ["solve"]
 
 
 def test_the_results_come_back_as_a_typed_frame_with_the_expected_rows(campaign):

@@ -4,7 +4,8 @@ The *square* task: each subject file holds one integer n; each pair's method squ
 the worker (``mul``: n * n; ``add``: n added n times; ``liar``: n * n + 1 for n > 2, to test
 the gate); the parent judges the answer against n ** 2.  Registered by an entry point of
 the group ``battlebench.tasks`` (``square = toytask:SquareTask``), it runs through ``run``,
-``check`` and ``report`` like the built-in tasks.
+``check`` and ``report`` like the built-in tasks.  It declares its record columns, one of
+its own (``digits``: the store adds it; the report's table reads it back).
 """
 
 from __future__ import annotations
@@ -81,6 +82,9 @@ class SquareTask(TaskType):
     plugin = "method"
     variant = "what is computed"
     subject = "number file"
+    columns = {"instance": "the number file's name", "backend": "the method", "formulation": "square",
+               "question": "square", "count": "the square", "solve_s": "squaring, in the worker"}
+    extra_columns = {"digits": ("INTEGER", "decimal digits of the square (null: no square)")}
     pair_keys = ("method",)
 
     @classmethod
@@ -114,7 +118,8 @@ class SquareTask(TaskType):
                    termination=str(termination if ex.kind != "ok" else Termination.COMPLETED),
                    verdict="ok" if right and value is not None else ("none" if value is None else
                                                                      f"{value} is not {spec.instance.n} squared"),
-                   count=value, complete=int(value is not None), solve_s=ex.outcome.seconds if value else None,
+                   count=value, digits=None if value is None else len(str(value)), complete=int(value is not None),
+                   solve_s=ex.outcome.seconds if value else None,
                    versions=dumps({"toytask": "1"}), solver_version="toytask 1", boards=dumps([]),
                    verdicts=dumps([]), error=ex.error, detail=ex.detail)
         return Executed(rec, value)
@@ -142,7 +147,7 @@ class SquareSection(ReportSection):
         return f"{len(frame)} squares agree"
 
     def tables(self, frame: Any) -> dict[str, Any]:
-        return {"squares": frame[["instance", "pair", "count"]].rename(columns={"count": "square"})}
+        return {"squares": frame[["instance", "pair", "count", "digits"]].rename(columns={"count": "square"})}
 
     def html(self, tables: dict, figures: dict, html_table: Any) -> list:
         return [("squares", "Squares", html_table(tables["squares"]))]

@@ -15,7 +15,7 @@ NAME = "compare"
 
 def add_parser(sub: Any) -> None:
     cp = command(sub, NAME, "two results stores side by side: what changed per pair and instance",
-                 "Compare new results with a baseline, match by match (instance, pair, task, seed, as `check "
+                 "Compare new results with a baseline, match by match (instance, pair, question, seed, as `check "
                  "--baseline` matches them): the status change, the CPU and wall ratio (new / old, medians over "
                  "repetitions), and a class each: became wrong, status changed, slower, faster, fixed, same, "
                  "appeared, disappeared; per pair the shifted-geometric-mean ratios with their intervals. Prints "

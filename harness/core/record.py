@@ -9,20 +9,23 @@ The three facts stay apart (see :mod:`harness.core.status`): ``answer`` is what 
 solver said, ``termination`` why the run ended, ``verdict`` what the independent
 verifier said of the boards; ``status`` is ``classify()`` of the three.
 
-A column means one thing for every task; what it holds for each task (the solve task's
-backend is a backend, the count task's a counter, the play task's a strategy) is
-:data:`PER_TASK`, the table ``docs/reference/records.md`` shows.
+This module holds the shared schema only.  A column means one thing for every task; what
+it holds for each task (the solve task's backend is a backend, the count task's a counter,
+the play task's a strategy), and the columns a task adds of its own, each task declares
+(:attr:`harness.core.task.TaskType.columns`, ``extra_columns``); :mod:`harness.core.columns`
+gathers the declarations into the table ``docs/reference/records.md`` shows.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 # name -> (SQLite type, what it means for every task).  The order is the column order of the store and exports.
 SCHEMA: dict[str, tuple[str, str]] = {
     # identity
-    "run_id": ("TEXT", "deterministic: the same file and content, pair, task, seed, repetition and limits"),
+    "run_id": ("TEXT", "deterministic: the same file and content, pair, question, seed, repetition and limits"),
     "campaign": ("TEXT", "the config's name"),
     "config_hash": ("TEXT", "what in the config decides results (not jobs, executor, output)"),
     "instance": ("TEXT", "the instance's name"),
@@ -34,7 +37,8 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "backend": ("TEXT", "the task's plugin"),
     "formulation": ("TEXT", "the pair's variant"),
     "options": ("TEXT", "JSON: the plugin's options"),
-    "task": ("TEXT", "the task's label"),
+    "task": ("TEXT", "the registered task's name: solve, count, play, value or a plugin task's"),
+    "question": ("TEXT", "what the run's task is asked: the config's task value (its label)"),
     "seed": ("INTEGER", "the run's seed"),
     "repetition": ("INTEGER", "which repetition"),
     "time_limit_s": ("REAL", "the wall-clock limit"),
@@ -78,84 +82,23 @@ COLUMNS: dict[str, str] = {name: kind for name, (kind, _) in SCHEMA.items()}
 """name -> SQLite type, in column order."""
 
 JSON_COLUMNS = ("options", "versions", "boards", "verdicts")
+SQL_TYPES = ("TEXT", "INTEGER", "REAL")
+"""The types a column may have (a task's own columns too)."""
 
-PER_TASK: dict[str, tuple[str, str, str, str]] = {
-    # column: (solve task, count task, play task, value task)
-    "instance": ("the puzzle's name", "the deployment instance's name", "the board's name",
-                 "the board's name"),
-    "backend": ("the backend", "the counter", "the strategy",
-                "the strategy, or optimal (the optimum over every policy)"),
-    "formulation": ("the formulation", "what is counted: deployments or boards (as task)",
-                    "the announcement rule: ship, sunk or none",
-                    "the announcement rule: ship, sunk or none"),
-    "options": ("every backend option, defaults filled in (JSON)", "every counter option, defaults filled in (JSON)",
-                "the strategy's options as configured (JSON)",
-                "the strategy's options as configured (JSON)"),
-    "task": ("solve or count-K", "deployments or boards", "play",
-             "value"),
-    "seed": ("the solver's seed (0 unless set)", "the configured seed, or null", "the games' seed",
-             "the configured seed, or null"),
-    "repetition": ("which repetition (1, 2, ...)", "which repetition (1, 2, ...)", "the game's number + 1",
-                   "1"),
-    "answer": ("sat: boards returned; unsat: none, search exhausted; unknown; none: no answer",
-               "sat: a complete count > 0; unsat: 0; unknown: incomplete; none: no answer",
-               "sat: the game ended; unknown: it did not; none: no answer",
-               "sat: a value (exact or sampled); unknown: none (the search stopped: detail.lower); none: no answer"),
-    "exhausted": ("the solver says no further board exists", "the count is complete", "0",
-                  "the value is exact"),
-    "verdict": ("ok, or the verifier's first failing verdict; none: no boards",
-                "ok, or why the count contradicts the known count; none: no known count",
-                "ok, or where the replay of the shot sequence fails",
-                "ok, or what the judge found wrong (bounds, random's closed form, K + misses / deployments, a brute-forced optimum); none: no value"),
-    "count": ("distinct boards returned", "the exact count while it fits 64 bits (detail.count: any size)",
-              "null (shots are in shots)",
-              "null (the value is detail.expected)"),
-    "complete": ("the count is proven exact", "the count is complete", "the game ended",
-                 "the value is exact"),
-    "shots": ("null", "null", "shots to sink the fleet (null when the game did not end)",
-              "null (the value is detail.expected)"),
-    "build_s": ("abstract model + native model, in the worker", "loading the counter", "null",
-                "null"),
-    "solve_s": ("enumeration, in the worker", "counting, in the worker", "playing the game, in the worker",
-                "computing the value, in the worker"),
-    "placements": ("placements the model kept", "placements of the pieces", "null",
-                   "null"),
-    "solver_version": ("the solver the options chose and its version (mip engine=scip: scip)",
-                       "the library that counts, else battlebench", "the strategy's distribution",
-                       "the strategy's distribution (battlebench for optimal)"),
-    "boards": ("every board returned, verified or not (JSON)", "[]", "[]",
-               "[]"),
-    "detail": ("the solver's words; a race's legs (JSON)", "count, expected, method, ... (JSON)",
-               "game, rule, deployment id, shots, hits, sequence (JSON)",
-               "method, expected (exact, p/q), mean, half_width, lower, deployments, misses, first_shot, work, costly, ... (JSON)"),
-}
-"""What the columns that differ by task hold, per task (solve, count, play, value); every other column means the same
-for every task (docs/reference/records.md)."""
 BOOL_COLUMNS = ("exhausted", "complete")
 
 
-def records_markdown() -> str:
-    """The record schema as a Markdown table, one row per column: its type, what it means, and -- where the
-    tasks differ -- what it holds for each (the table of ``docs/reference/records.md``)."""
-    lines = ["| column | type | solve | count | play | value |", "|---|---|---|---|---|---|"]
-    for name, (kind, meaning) in SCHEMA.items():
-        if name in PER_TASK:
-            cells = PER_TASK[name]
-        else:
-            cells = (meaning, "same", "same", "same")
-        lines.append(f"| `{name}` | {kind} | " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return "\n".join(lines)
+def empty_record(extra: Iterable[str] = ()) -> dict[str, Any]:
+    """A record with every column present and null (and the task's ``extra`` columns, after them)."""
+    return dict.fromkeys([*COLUMNS, *extra])
 
 
-def empty_record() -> dict[str, Any]:
-    """A record with every column present and null."""
-    return dict.fromkeys(COLUMNS)
-
-
-def check_record(record: dict[str, Any]) -> None:
-    """Raise ValueError unless ``record`` has exactly the columns, with scalar values."""
+def check_record(record: dict[str, Any], extra: Iterable[str] = ()) -> None:
+    """Raise ValueError unless ``record`` has exactly the columns (and no others than ``extra``, a task's own
+    columns, which it may leave out), with scalar values."""
+    allowed = set(extra)
     missing = [c for c in COLUMNS if c not in record]
-    extra = [c for c in record if c not in COLUMNS]
+    extra = [c for c in record if c not in COLUMNS and c not in allowed]
     if missing or extra:
         raise ValueError(f"run record: missing {missing}, unknown {extra}")
     for key, value in record.items():
@@ -214,6 +157,5 @@ def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-__all__ = ["ANSWER_VALUES", "BOOL_COLUMNS", "COLUMNS", "JSON_COLUMNS", "PER_TASK", "SCHEMA", "STATUS_VALUES",
-           "TERMINATION_VALUES", "records_markdown",
-           "check_record", "check_values", "dumps", "empty_record"]
+__all__ = ["ANSWER_VALUES", "BOOL_COLUMNS", "COLUMNS", "JSON_COLUMNS", "SCHEMA", "SQL_TYPES", "STATUS_VALUES",
+           "TERMINATION_VALUES", "check_record", "check_values", "dumps", "empty_record"]

@@ -19,8 +19,9 @@ only this contract; the calls, in order::
 
 :class:`Request` is what crosses to the worker (pickled): it names the warm worker it
 runs in (``key``), its limits, and does its own work there.  :func:`base_record` fills
-the columns every task shares; the task fills the rest (:mod:`harness.core.record`
-documents each column per task).
+the columns every task shares; the task fills the rest.  Each task declares what the
+shared columns hold for it and the columns it adds of its own (``columns``,
+``extra_columns``; :mod:`harness.core.columns` makes the records page of them).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.core.plugins import Family, overridden
-from harness.core.record import dumps, empty_record
+from harness.core.record import SCHEMA, SQL_TYPES, dumps, empty_record
 from harness.core.status import Status, Termination
 from harness.errors import ConfigError, InputError
 
@@ -108,7 +109,7 @@ def _text(value: Any) -> str:
 
 @dataclass(frozen=True)
 class TaskSpec:
-    """A configured task: the registered task (``name``), what its runs' ``task`` column says (``label``) and
+    """A configured task: the registered task (``name``), what its runs' ``question`` column says (``label``) and
     its parameters (the solve task's ``k``)."""
 
     name: str
@@ -161,7 +162,7 @@ class RunSpec:
 
 def run_id(shown: str, digest: str, pair: PairSpec, task: TaskSpec, seed: int | None, rep: int,
            limits: Limits) -> str:
-    """The deterministic id of a run: same file and content, pair, task, seed, repetition and limits."""
+    """The deterministic id of a run: same file and content, pair, question, seed, repetition and limits."""
     key = dumps([shown, digest, pair.label, task.label, seed, rep, limits.time_s, limits.memory_mb])
     return hashlib.sha256(key.encode()).hexdigest()[:20]
 
@@ -260,13 +261,14 @@ def termination_of(kind: str) -> Termination:
 def base_record(spec: RunSpec, execution: Any = None) -> dict[str, Any]:
     """The columns every task fills the same way: identity, limits, host, and -- given the runner's execution
     -- wall and CPU time, overshoot, peak memory, the worker's pid and the run's start and end."""
-    rec = empty_record()
+    cls = task_of(spec.task)
+    rec = empty_record(cls.extra_columns)
     limit = spec.limits.time_s
     rec.update(
         run_id=spec.run_id, campaign=spec.campaign, config_hash=spec.config_hash,
         instance=spec.instance_name, instance_path=spec.instance_path, instance_hash=spec.instance_hash,
         pair=spec.pair.label, backend=spec.pair.plugin, formulation=spec.pair.variant,
-        options=dumps(spec.pair.option_dict), task=spec.task.label, seed=spec.seed, repetition=spec.repetition,
+        options=dumps(spec.pair.option_dict), task=cls.name, question=spec.task.label, seed=spec.seed, repetition=spec.repetition,
         time_limit_s=limit, memory_limit_mb=spec.limits.memory_mb, host=HOST,
     )
     if execution is not None:
@@ -311,6 +313,12 @@ class TaskType:
     (the record's ``backend`` and ``formulation`` columns); ``subject`` what
     its instance files hold; ``family`` ``"module:FAMILY"`` of its plugin family; ``pair_keys`` the keys
     of its ``[[pairs]]`` tables; ``settings_keys`` its own top-level config keys.
+
+    Its records: ``columns`` says what a shared column (:data:`harness.core.record.SCHEMA`) holds for this
+    task, where that says more than the shared meaning (a column it leaves out means what the schema says);
+    ``extra_columns`` are the columns it adds of its own, ``name: (SQL type, meaning)``: every record of
+    :func:`base_record` has them (null until the task fills them), the store adds them to its table when a
+    campaign of the task begins, and other tasks' rows hold null there.
     """
 
     name: ClassVar[str] = ""
@@ -322,6 +330,8 @@ class TaskType:
     pair_keys: ClassVar[tuple[str, ...]] = ("backend", "formulation", "options")
     settings_keys: ClassVar[tuple[str, ...]] = ()
     repeats: ClassVar[bool] = True  # does it take `repetitions`?
+    columns: ClassVar[dict[str, str]] = {}
+    extra_columns: ClassVar[dict[str, tuple[str, str]]] = {}
 
     # ------------------------------------------------------------------ config
     @classmethod
@@ -444,6 +454,27 @@ def _task_contract(cls: type[TaskType]) -> list[str]:
     for method in ("parse_pair", "load", "execute"):
         if not overridden(cls, TaskType, method):
             problems.append(f"it does not implement {method}()")
+    return problems + _column_problems(cls)
+
+
+def _column_problems(cls: type[TaskType]) -> list[str]:
+    """What is wrong with a task's declared record columns (``columns``, ``extra_columns``)."""
+    problems = []
+    columns, extra = getattr(cls, "columns", {}), getattr(cls, "extra_columns", {})
+    if not isinstance(columns, dict) or not all(isinstance(v, str) and v for v in columns.values()):
+        problems.append("columns must map column names to what they hold (text)")
+    else:
+        problems += [f"columns names {c!r}, not a record column" for c in columns if c not in SCHEMA]
+    if not isinstance(extra, dict):
+        return problems + ["extra_columns must map names to (SQL type, meaning)"]
+    for name, declared in extra.items():
+        if name in SCHEMA:
+            problems.append(f"extra column {name!r} is a shared record column")
+        elif not (isinstance(name, str) and name.isidentifier() and name.islower()):
+            problems.append(f"extra column {name!r} is not a lower-case identifier")
+        elif not (isinstance(declared, tuple) and len(declared) == 2 and declared[0] in SQL_TYPES
+                  and isinstance(declared[1], str) and declared[1]):
+            problems.append(f"extra column {name!r} must be (one of {', '.join(SQL_TYPES)}, its meaning)")
     return problems
 
 
@@ -479,8 +510,18 @@ def task_for_kind(kind: str) -> type[TaskType] | None:
 
 
 def task_for_label(label: str) -> type[TaskType] | None:
-    """The task whose runs carry ``label`` in their ``task`` column (None: no registered task owns it)."""
+    """The task whose runs carry ``label`` in their ``question`` column (None: no registered task owns it)."""
     return task_for_kind(label) if ":" not in label else None
+
+
+def task_name_of_label(label: str) -> str:
+    """The name of the task that owns the question ``label``, else ``label`` itself (a task not installed here):
+    what the ``task`` column of a store older than the ``question`` column is read as (it held the label)."""
+    try:
+        cls = task_for_label(label)
+    except InputError:
+        cls = None
+    return cls.name if cls is not None else label
 
 
 def forms_message(kind: object) -> str:
@@ -497,4 +538,4 @@ def task_of(spec: TaskSpec) -> type[TaskType]:
 __all__ = ["CONTROL_SUFFIX", "Executed", "HOST", "Limits", "PairSpec", "RACE", "RANK_BY", "ReportSection", "Request",
            "RunSpec", "Subject", "TASKS", "TaskSpec", "TaskType", "WorkerOutcome", "base_record", "error_record",
            "forms_message", "interleaved", "make_spec", "now_iso", "read_subject", "run_id", "task_classes",
-           "task_for_kind", "task_for_label", "task_of", "termination_of", "times_of", "worker_key"]
+           "task_for_kind", "task_for_label", "task_name_of_label", "task_of", "termination_of", "times_of", "worker_key"]

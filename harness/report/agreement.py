@@ -181,7 +181,7 @@ def _runs(df: pd.DataFrame) -> list[_Run]:
         count = rec.get("count")
         out.append(_Run(
             key=str(key), instance=instance, instance_hash=rec.get("instance_hash"),
-            pair=str(rec.get("pair") or "?"), task=str(rec.get("task") or "solve"),
+            pair=str(rec.get("pair") or "?"), task=str(rec.get("question") or "solve"),
             seed=None if rec.get("seed") is None else int(rec["seed"]),
             repetition=None if rec.get("repetition") is None else int(rec["repetition"]),
             run_id=str(rec.get("run_id") or ""), status=status,

@@ -2,7 +2,7 @@
 
 :func:`compare_runs` matches the runs of two frames (:func:`harness.report.data.load`) as
 ``battlebench check --baseline`` does (:mod:`harness.report.regression`: on the instance's
-content, the pair, the task and the seed; the repetitions of a match summed up as one
+content, the pair, the question and the seed; the repetitions of a match summed up as one
 status and a median time) and gives one row per match (:data:`ROW_COLUMNS`) with its
 *change*, one of :data:`CHANGES`:
 
@@ -63,7 +63,7 @@ FLOOR_S = DEFAULT_FLOOR_S
 FILES = ("compare.html", "compare.md", "compare.csv")
 
 ROW_COLUMNS = [
-    "pair", "instance", "task", "seed", "change", "old_status", "new_status", "old_runs", "new_runs",
+    "pair", "instance", "question", "seed", "change", "old_status", "new_status", "old_runs", "new_runs",
     "old_cpu_s", "new_cpu_s", "cpu_ratio", "old_wall_s", "new_wall_s", "wall_ratio", "judged_on", "note",
     "old_solved", "new_solved", "instance_hash",
 ]
@@ -110,7 +110,7 @@ def _ratio(new: float, old: float) -> float:
 
 
 def _text(message: str) -> str:
-    """A regression's message without the instance, pair and task it starts with (the row has them)."""
+    """A regression's message without the instance, pair and question it starts with (the row has them)."""
     return message.split(": ", 1)[1] if ": " in message else message
 
 
@@ -129,7 +129,7 @@ def _same(o: Runs, n: Runs, ow: Runs, nw: Runs, opts: CompareOptions) -> tuple[s
 
 
 def compare_runs(old_df: pd.DataFrame, new_df: pd.DataFrame, opts: CompareOptions = CompareOptions()) -> pd.DataFrame:
-    """One row per match of either campaign (:data:`ROW_COLUMNS`), ordered by pair, instance, task, seed."""
+    """One row per match of either campaign (:data:`ROW_COLUMNS`), ordered by pair, instance, question, seed."""
     if opts.time not in TIMES:
         raise ValueError(f"time must be one of {TIMES}, not {opts.time!r}")
     cpu = runs(old_df, "cpu"), runs(new_df, "cpu")
@@ -139,13 +139,13 @@ def compare_runs(old_df: pd.DataFrame, new_df: pd.DataFrame, opts: CompareOption
     for r in (compare(old_df, new_df, ratio=opts.ratio, floor_s=opts.floor_s, time=opts.time)
               + improvements(old_df, new_df, ratio=opts.ratio, floor_s=opts.floor_s, time=opts.time)):
         if r.kind != "missing":
-            found.setdefault((r.where, r.pair, r.task, r.seed), r)  # a regression before an improvement
+            found.setdefault((r.where, r.pair, r.question, r.seed), r)  # a regression before an improvement
     def order(k: Key) -> tuple:
         return k[1], (wall[1].get(k) or wall[0][k]).instance, k[0], k[2], -1 if k[3] is None else k[3]
 
     rows = []
     for key in sorted(set(wall[0]) | set(wall[1]), key=order):
-        where, pair, task, seed = key
+        where, pair, question, seed = key
         ow, nw = wall[0].get(key), wall[1].get(key)
         o, n = judged[0].get(key), judged[1].get(key)
         basis, note = opts.time, ""
@@ -167,7 +167,7 @@ def compare_runs(old_df: pd.DataFrame, new_df: pd.DataFrame, opts: CompareOption
         old_cpu, new_cpu = _median(cpu[0].get(key)), _median(cpu[1].get(key))
         old_wall, new_wall = _median(ow), _median(nw)
         rows.append({
-            "pair": pair, "instance": (nw or ow).instance, "task": task, "seed": seed, "change": change,
+            "pair": pair, "instance": (nw or ow).instance, "question": question, "seed": seed, "change": change,
             "old_status": ow.describe() if ow else None, "new_status": nw.describe() if nw else None,
             "old_runs": len(ow.statuses) if ow else 0, "new_runs": len(nw.statuses) if nw else 0,
             "old_cpu_s": old_cpu, "new_cpu_s": new_cpu, "cpu_ratio": _ratio(new_cpu, old_cpu),

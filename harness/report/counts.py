@@ -1,9 +1,9 @@
 """Agreement of counting runs: exact counts compared across counters, repetitions and the known counts.
 
-Reads the typed results frame (counting-task rows only: task ``deployments`` or
+Reads the typed results frame (counting-task rows only: question ``deployments`` or
 ``boards``).  A count is *exact* when its run is complete (status ``sat``, ``unsat`` or
 ``wrong``); the exact integer is ``detail.count`` (decimal text, any size), else the
-``count`` column.  Problems, per instance and task:
+``count`` column.  Problems, per instance and what is counted:
 
 ``wrong-count``
     a run's stored verdict says its count contradicts the instance's known count.
@@ -23,11 +23,11 @@ import pandas as pd
 from harness.report.agreement import Problem
 
 COUNTING = ("deployments", "boards")
-"""The count task's labels (what is counted)."""
+"""The count task's questions (what is counted)."""
 
 
 def is_counting(df: pd.DataFrame) -> pd.Series:
-    return df["task"].isin(COUNTING)
+    return df["question"].isin(COUNTING)
 
 
 def exact_count(rec: dict[str, Any]) -> int | None:
@@ -62,13 +62,13 @@ def check_counts(df: pd.DataFrame, manifest: dict[str, dict] | None = None) -> l
     """Every problem among the counting runs of ``df`` (see the module docstring)."""
     problems: list[Problem] = []
     rows = df[is_counting(df)]
-    for (digest, task), group in rows.groupby(["instance_hash", "task"], sort=True):
+    for (digest, counted), group in rows.groupby(["instance_hash", "question"], sort=True):
         recs = group.to_dict("records")
         name = str(recs[0]["instance"])
         for r in recs:
             if r.get("status") == "wrong":
                 problems.append(Problem("wrong-count", name, (str(r["pair"]),),
-                                        f"{r['pair']} ({task}): {r.get('verdict')}", []))
+                                        f"{r['pair']} ({counted}): {r.get('verdict')}", []))
         exact: dict[int, list[str]] = {}
         for r in recs:
             c = exact_count(r)
@@ -77,15 +77,15 @@ def check_counts(df: pd.DataFrame, manifest: dict[str, dict] | None = None) -> l
         if len(exact) > 1:
             said = "; ".join(f"{c:,} by {', '.join(sorted(set(p)))}" for c, p in sorted(exact.items()))
             pairs = tuple(sorted({p for ps in exact.values() for p in ps}))
-            problems.append(Problem("count-mismatch", name, pairs, f"exact {task} counts differ: {said}", []))
+            problems.append(Problem("count-mismatch", name, pairs, f"exact {counted} counts differ: {said}", []))
         entry = (manifest or {}).get(str(digest))
-        key = "expected_count" if task == "deployments" else "expected_boards"
+        key = "expected_count" if counted == "deployments" else "expected_boards"
         known = entry.get(key) if entry else None
         if isinstance(known, int) and not isinstance(known, bool):
             off = {c: p for c, p in exact.items() if c != known}
             for c, p in sorted(off.items()):
                 problems.append(Problem("expected-count", name, tuple(sorted(set(p))),
-                                        f"{', '.join(sorted(set(p)))} counted {c:,} {task}; the manifest says "
+                                        f"{', '.join(sorted(set(p)))} counted {c:,} {counted}; the manifest says "
                                         f"{known:,}", []))
     return problems
 
@@ -97,10 +97,10 @@ def counts_table(df: pd.DataFrame) -> pd.DataFrame:
     if rows.empty:
         return pd.DataFrame()
     out = []
-    for (name, task), group in rows.groupby(["instance", "task"], sort=False):
+    for (name, counted), group in rows.groupby(["instance", "question"], sort=False):
         recs = group.to_dict("records")
         exact = {c for c in (exact_count(r) for r in recs) if c is not None}
-        row: dict[str, Any] = {"instance": name, "by": task,
+        row: dict[str, Any] = {"instance": name, "by": counted,
                                "count": f"{next(iter(exact)):,}" if len(exact) == 1 else
                                ("disagree" if exact else "none")}
         for pair, runs in group.groupby("pair", sort=False):

@@ -1,6 +1,6 @@
 """Regressions between two campaigns: what got worse (or better) from a baseline to new results.
 
-Runs are matched on (instance, pair, task, seed), the instance by its content hash
+Runs are matched on (instance, pair, question, seed), the instance by its content hash
 (``instance_hash``, else ``instance_path``); the repetitions of one match are summed up
 as one status and a list of times.
 
@@ -82,7 +82,7 @@ class Regression:
     new: Any
     ratio: float | None
     message: str
-    task: str = ""
+    question: str = ""  # the runs' question (solve, count-2, deployments, ...)
     seed: int | None = None
     where: str = ""  # the instance's content hash (else its path): what matched it
     threshold: str = ""
@@ -136,7 +136,7 @@ def _groups(df: pd.DataFrame, time: str = "wall") -> dict[_Key, _Group]:
         instance = str(rec.get("instance") or rec.get("instance_path") or "?")
         where = str(rec.get("instance_hash") or rec.get("instance_path") or instance)
         seed = rec.get("seed")
-        key = (where, str(rec.get("pair") or "?"), str(rec.get("task") or ""),
+        key = (where, str(rec.get("pair") or "?"), str(rec.get("question") or ""),
                None if seed is None else int(seed))
         group = out.setdefault(key, _Group(instance, [], []))
         group.statuses.append(str(rec.get("status") or "error"))
@@ -155,7 +155,7 @@ def _groups(df: pd.DataFrame, time: str = "wall") -> dict[_Key, _Group]:
 
 
 def matches(old_df: pd.DataFrame, new_df: pd.DataFrame) -> tuple[int, int]:
-    """(matched, in the baseline): how many of the baseline's (instance, pair, task, seed) the new runs have."""
+    """(matched, in the baseline): how many of the baseline's (instance, pair, question, seed) the new runs have."""
     old, new = _groups(old_df), _groups(new_df)
     return sum(1 for key in old if key in new), len(old)
 
@@ -178,13 +178,13 @@ def timed(old_df: pd.DataFrame, new_df: pd.DataFrame, floor_s: float = 0.1, time
 
 
 def wall_fallbacks(old_df: pd.DataFrame, new_df: pd.DataFrame) -> int:
-    """How many matched (instance, pair, task, seed) are judged on wall time for want of cpu_s."""
+    """How many matched (instance, pair, question, seed) are judged on wall time for want of cpu_s."""
     old, new = _groups(old_df, "cpu"), _groups(new_df, "cpu")
     return sum(1 for key, o, n in _matched(old, new) if o.on_wall or n.on_wall)
 
 
-def _where(task: str, seed: int | None) -> str:
-    return f" ({task}, seed {seed})" if seed is not None else f" ({task})"
+def _where(question: str, seed: int | None) -> str:
+    return f" ({question}, seed {seed})" if seed is not None else f" ({question})"
 
 
 def _seconds(value: float | None) -> str:
@@ -193,9 +193,9 @@ def _seconds(value: float | None) -> str:
 
 def _make(kind: str, key: _Key, group: _Group, old: Any, new: Any, ratio: float | None, text: str,
           threshold: str = "") -> Regression:
-    where, pair, task, seed = key
-    message = f"{group.instance} {pair}{_where(task, seed)}: {text}"
-    return Regression(kind, group.instance, pair, old, new, ratio, message, task, seed, where=where,
+    where, pair, question, seed = key
+    message = f"{group.instance} {pair}{_where(question, seed)}: {text}"
+    return Regression(kind, group.instance, pair, old, new, ratio, message, question, seed, where=where,
                       threshold=threshold)
 
 
@@ -221,7 +221,7 @@ def _ratio(num: float, den: float) -> float:
 
 
 def _order(kinds: tuple[str, ...]):
-    return lambda r: (kinds.index(r.kind), r.instance, r.pair, r.task, r.seed if r.seed is not None else -1)
+    return lambda r: (kinds.index(r.kind), r.instance, r.pair, r.question, r.seed if r.seed is not None else -1)
 
 
 def _matched(old: dict[_Key, _Group], new: dict[_Key, _Group]):
@@ -336,13 +336,13 @@ def _cell(value: Any, kind: str) -> str:
 
 
 def render_regressions(regs: list[Regression]) -> str:
-    """A plain-text table: kind, instance, pair, task, old, new, ratio (and the threshold judged by, if any)."""
+    """A plain-text table: kind, instance, pair, question, old, new, ratio (and the threshold judged by, if any)."""
     if not regs:
         return "no regressions\n"
     judged = any(r.threshold for r in regs)
-    head = ("kind", "instance", "pair", "task", "old", "new", "ratio") + (("threshold",) if judged else ())
+    head = ("kind", "instance", "pair", "question", "old", "new", "ratio") + (("threshold",) if judged else ())
     rows = [head] + [
-        (r.kind, r.instance, r.pair, r.task or "-", _cell(r.old, r.kind), _cell(r.new, r.kind),
+        (r.kind, r.instance, r.pair, r.question or "-", _cell(r.old, r.kind), _cell(r.new, r.kind),
          "-" if r.ratio is None else f"{r.ratio:.2f}x") + ((r.threshold or "-",) if judged else ())
         for r in regs
     ]
@@ -358,7 +358,7 @@ Runs = _Group
 """The repetitions of one match in one campaign: ``instance``, ``statuses``, ``walls`` (the times of the basis
 asked for), ``on_wall`` (cpu asked for, some run has none), ``status`` (their one status), ``describe()``."""
 Key = _Key
-"""A match: (instance content hash, else its path; pair; task; seed)."""
+"""A match: (instance content hash, else its path; pair; question; seed)."""
 
 
 def runs(df: pd.DataFrame, time: str = "wall") -> dict[Key, Runs]:

@@ -384,7 +384,7 @@ def _facts(df: pd.DataFrame, meta: dict[str, str], results_dir: Path, generated:
         ("runs", str(len(df))),
         ("pairs", str(df["pair"].nunique() if not df.empty else 0)),
         ("instances", str(instances)),
-        ("task", ", ".join(_distinct(df["task"])) or NA),
+        ("task", ", ".join(_distinct(df["question"])) or NA),
         ("time limit", limits or NA),
         ("memory limit", memory or NA),
         ("repetitions", str(reps) if reps else NA),

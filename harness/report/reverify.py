@@ -85,9 +85,9 @@ _LATE = ("timeout", "memout", "crash")
 
 def status_again(rec: dict[str, Any], boards: list, verdicts: list[str]) -> str | None:
     """The status ``classify()`` gives a solve run's stored termination, boards, exhaustion and verdicts (None
-    when its task or termination is not one this code knows)."""
+    when its question or termination is not one this code knows)."""
     try:
-        question = Question.of_label(str(rec.get("task")))
+        question = Question.of_label(str(rec.get("question")))
         termination = Termination(str(rec.get("termination")))
     except ValueError:
         return None

@@ -1,10 +1,9 @@
 """The tasks' report sections for a store's runs, found through the task registry: the report imports no task.
 
-Every run's ``task`` column names its task (``solve``, ``count-2``, ``deployments``,
-``play``, a plugin's); the registry (:func:`harness.core.task.task_for_label`) finds the
-task that owns it and the task gives its :class:`~harness.core.task.ReportSection`.  Runs
-of a task this installation does not know get the plain section (nothing added) and a
-note saying so.
+Every run's ``task`` column names its task (``solve``, ``count``, ``play``, ``value``, a
+plugin's); the registry (:data:`harness.core.task.TASKS`) loads the task of that name and
+the task gives its :class:`~harness.core.task.ReportSection`.  Runs of a task this
+installation does not know get the plain section (nothing added) and a note saying so.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.core.task import ReportSection, task_for_label
+from harness.core.task import TASKS, ReportSection
 from harness.errors import InputError
 
 
@@ -22,10 +21,10 @@ from harness.errors import InputError
 class Part:
     """One task's runs in a store and its section."""
 
-    task: str  # the task's name ("" when no registered task owns the runs' label)
+    task: str  # the task's name ("" when no registered task has the runs' task name)
     section: ReportSection
     mask: pd.Series  # which rows of the frame are this task's
-    labels: tuple[str, ...]
+    labels: tuple[str, ...]  # the names in the runs' task column
 
     def frame(self, df: pd.DataFrame) -> pd.DataFrame:
         return df[self.mask.reindex(df.index, fill_value=False).to_numpy(dtype=bool)]
@@ -39,7 +38,7 @@ def parts_of(df: pd.DataFrame) -> list[Part]:
     for label in pd.unique(df["task"].astype(object)):
         label = "" if label is None or label is pd.NA else str(label)
         try:
-            cls = task_for_label(label) if label else None
+            cls = TASKS.load(label) if label and ":" not in label else None
         except InputError:
             cls = None
         name = cls.name if cls is not None else ""
@@ -52,7 +51,7 @@ def parts_of(df: pd.DataFrame) -> list[Part]:
 
 
 def unknown_note(parts: list[Part]) -> list[str]:
-    """A note for runs whose task no registered task owns (a plugin task not installed here)."""
+    """A note for runs whose task no registered task is (a plugin task not installed here)."""
     return [f"runs of task {', '.join(repr(label) for label in p.labels)}: no installed task owns them; only the "
             "common tables are shown" for p in parts if not p.task]
 

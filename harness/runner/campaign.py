@@ -4,7 +4,7 @@ This module knows no task.  The config names one (:mod:`harness.core.task`); the
 reads each subject file here, in the runner, once -- a file that does not parse still
 gives its runs, each recorded as ``error`` with the parse message, and the campaign goes
 on -- expands the runs, and executes each in the pool's worker, judges it in this process
-and builds its record.  Run ids are deterministic (file and content, pair, task, seed,
+and builds its record.  Run ids are deterministic (file and content, pair, question, seed,
 repetition, limits), so running the same config again finds the finished runs and skips
 them.
 """

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from harness.core.failures import group_failures, render_failures
 from harness.core.provenance import machine
+from harness.core.task import task_of
 from harness.runner.campaign import RunSpec, expand
 from harness.runner.config import Config
 from harness.runner.progress import Progress, summary_table
@@ -66,9 +67,10 @@ class CampaignOutcome:
 
 def plan_of(specs: list[RunSpec]) -> list[dict[str, Any]]:
     """The store's plan rows (:data:`harness.store.sqlite.PLAN_COLUMNS`) of a campaign's runs."""
+    names = {task: task_of(task).name for task in {s.task for s in specs}}
     return [{"run_id": s.run_id, "instance": s.instance_name, "instance_path": s.instance_path,
              "instance_hash": s.instance_hash, "pair": s.pair.label, "backend": s.pair.backend,
-             "formulation": s.pair.formulation, "task": s.task.label, "seed": s.seed,
+             "formulation": s.pair.formulation, "task": names[s.task], "question": s.task.label, "seed": s.seed,
              "repetition": s.repetition} for s in specs]
 
 
@@ -100,6 +102,7 @@ def run_campaign(
     store = ResultsStore(output)
     try:
         store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(specs))
+        store.add_columns({name: kind for name, (kind, _) in config.task_type.extra_columns.items()})
         store.add_session(machine())
         if config.text:
             (output / "config.toml").write_text(config.text, encoding="utf-8")

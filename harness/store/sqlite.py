@@ -18,8 +18,16 @@ log, impossible values, an edited plan) is a :class:`~harness.errors.StoreDamage
 the file, never a traceback, and is left as it is: a store opened with ``create=False``
 is opened read-only, so reading never checkpoints or deletes its log.  Stores of schema version 1 (no ``cpu_s``, no plan) are read as
 they are (``cpu_s`` null, plan unknown), stores of version 2 (no ``shots``: the play
-task kept a game's shots in ``count``) with each game's shots moved to ``shots``; both are
-upgraded in place only when a campaign writes to them again.
+task kept a game's shots in ``count``) with each game's shots moved to ``shots``, stores of
+version 4 and before (no ``question``: their ``task`` column held the question) with it in
+``question`` and ``task`` the name of the task that owns it
+(:func:`harness.core.task.task_name_of_label`); all are upgraded in place only when a
+campaign writes to them again.
+
+Besides the shared columns, ``runs`` holds the columns a task declares of its own
+(``TaskType.extra_columns``): :meth:`ResultsStore.add_columns` adds them when a campaign of
+the task begins (other tasks' rows hold null there); every read returns them after the
+shared columns.
 
 A committed store may be kept compressed, as ``results.sqlite.gz`` beside the report: a directory
 holding only that file is opened for reading (``create=False``: ``report``, ``check``, ``export``, a
@@ -46,7 +54,7 @@ import shutil
 import tempfile
 import zlib
 
-from harness.core.record import BOOL_COLUMNS, COLUMNS, JSON_COLUMNS, check_record, check_values
+from harness.core.record import BOOL_COLUMNS, COLUMNS, JSON_COLUMNS, SQL_TYPES, check_record, check_values
 from harness.errors import InputError, StoreDamaged, StoreMismatch
 from harness.store.wal import wal_damage
 
@@ -86,8 +94,8 @@ def _unzipped(gz: Path) -> Path:
     os.chmod(target, 0o444)
     _UNZIPPED[key] = target
     return target
-SCHEMA_VERSION = 4
-"""``PRAGMA user_version`` of stores this code writes (it reads 1 to 4)."""
+SCHEMA_VERSION = 5
+"""``PRAGMA user_version`` of stores this code writes (it reads 1 to 5)."""
 
 ADDED_IN_2 = ("cpu_s",)
 """Run columns that version-1 stores lack (read as null)."""
@@ -98,12 +106,17 @@ ADDED_IN_3 = ("shots",)
 ADDED_IN_4 = ("warmup_s",)
 """Run columns that version-3 stores lack: what the run's worker's warm-up took (read as null)."""
 
+ADDED_IN_5 = ("question",)
+"""Run (and plan) columns that version-4 stores lack: their ``task`` column held the question."""
+
+_ADDED = {2: ADDED_IN_2, 3: ADDED_IN_3, 4: ADDED_IN_4, 5: ADDED_IN_5}
+
 _V2_SHOTS = "CASE WHEN task = 'play' THEN count END"  # version <= 2: the play task's shots were its count
 _V2_COUNT = "CASE WHEN task = 'play' THEN NULL ELSE count END"
 
 PLAN_COLUMNS: dict[str, str] = {
     "run_id": "TEXT", "instance": "TEXT", "instance_path": "TEXT", "instance_hash": "TEXT",
-    "pair": "TEXT", "backend": "TEXT", "formulation": "TEXT", "task": "TEXT", "seed": "INTEGER",
+    "pair": "TEXT", "backend": "TEXT", "formulation": "TEXT", "task": "TEXT", "question": "TEXT", "seed": "INTEGER",
     "repetition": "INTEGER",
 }
 """The columns of ``planned_runs``: one row per run the campaign's config expands to."""
@@ -114,10 +127,30 @@ _PLAN_HASH = "plan_hash"  # campaign_meta key: a digest of the plan's run ids (a
 BUSY_TIMEOUT_MS = 10_000
 
 _COLUMN_LIST = ", ".join(COLUMNS)
-_INSERT = (
-    f"INSERT OR IGNORE INTO runs ({_COLUMN_LIST}) "
-    f"VALUES ({', '.join('?' for _ in COLUMNS)})"
-)
+
+
+def _insert(names: Sequence[str]) -> str:
+    return f"INSERT OR IGNORE INTO runs ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
+
+
+def _present(version: int, columns: Iterable[str]) -> list[str]:
+    """The ``columns`` a store of schema ``version`` has (those added after it left out)."""
+    later = {c for v, added in _ADDED.items() if v > version for c in added}
+    return [c for c in columns if c not in later]
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _task_of_question(conn: sqlite3.Connection, table: str) -> str:
+    """SQL for the task's name of a version-4 (or older) row, whose ``task`` column held the question."""
+    from harness.core.task import task_name_of_label
+
+    labels = [r[0] for r in conn.execute(f"SELECT DISTINCT task FROM {table} WHERE task IS NOT NULL")]
+    names = {label: task_name_of_label(label) for label in labels}
+    whens = " ".join(f"WHEN {_quoted(label)} THEN {_quoted(name)}" for label, name in names.items() if name != label)
+    return f"CASE task {whens} ELSE task END" if whens else "task"
 
 
 def _create_runs() -> str:
@@ -138,12 +171,12 @@ def _short(digest: str | None) -> str:
     return (digest or "?")[:12]
 
 
-def _check_types(record: dict[str, Any]) -> None:
-    """Raise ValueError unless each value fits its column's SQLite type."""
+def _check_types(record: dict[str, Any], extra: dict[str, str] | None = None) -> None:
+    """Raise ValueError unless each value fits its column's SQLite type (``extra``: a task's own columns)."""
     if not isinstance(record["run_id"], str) or not record["run_id"]:
         raise ValueError("run record: run_id must be a non-empty string")
-    for name, sql_type in COLUMNS.items():
-        value = record[name]
+    for name, sql_type in {**COLUMNS, **(extra or {})}.items():
+        value = record.get(name)
         if value is None:
             continue
         if sql_type == "TEXT":
@@ -180,6 +213,9 @@ class ResultsStore:
         self._label = str(directory)
         self._conn: sqlite3.Connection | None = None
         self._select = _COLUMN_LIST
+        self._plan_select = ", ".join(PLAN_COLUMNS)
+        self.extra: dict[str, str] = {}
+        """The task's own columns this store's ``runs`` has (name -> SQL type), after the shared ones."""
         self.version = SCHEMA_VERSION
         gz = self.directory / GZ_NAME
         if not self.path.exists() and gz.is_file():
@@ -262,31 +298,39 @@ class ResultsStore:
                 conn.execute(_CREATE_PLAN)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         else:
-            have = [r[1] for r in conn.execute("PRAGMA table_info(runs)")]
-            expected = [c for c in COLUMNS if (version >= 2 or c not in ADDED_IN_2)
-                        and (version >= 3 or c not in ADDED_IN_3) and (version >= 4 or c not in ADDED_IN_4)]
-            if sorted(have) != sorted(expected):
+            info = {r[1]: r[2].upper() for r in conn.execute("PRAGMA table_info(runs)")}
+            have = list(info)
+            expected = _present(version, COLUMNS)
+            own = {c: t for c, t in info.items() if c not in COLUMNS and version >= 5 and t in SQL_TYPES}
+            if sorted(have) != sorted(expected + list(own)):
                 missing = [c for c in expected if c not in have]
-                extra = [c for c in have if c not in expected]
+                extra = [c for c in have if c not in expected and c not in own]
                 raise InputError(f"{self.path}: results store has other run columns "
                                  f"(missing {missing}, unknown {extra}); "
                                  f"it was written by another battlebench version")
             if "campaign_meta" not in tables:
                 raise InputError(f"{self.path}: not a results store (no campaign_meta table)")
             self.version = version
+            self.extra = own
             if version < SCHEMA_VERSION and create:
                 self._upgrade()
             if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal" and create:
                 conn.execute("PRAGMA journal_mode = WAL")
             have = [r[1] for r in conn.execute("PRAGMA table_info(runs)")]
             legacy = {"shots": _V2_SHOTS, "count": _V2_COUNT} if "shots" not in have else {}
+            if "question" not in have:
+                legacy.update(task=_task_of_question(conn, "runs"), question="task")
             self._select = ", ".join(f"{legacy[c]} AS {c}" if c in legacy else c if c in have else f"NULL AS {c}"
-                                     for c in COLUMNS)
+                                     for c in [*COLUMNS, *self.extra])
+            if "planned_runs" in tables and self.version < 5:
+                old = {"task": _task_of_question(conn, "planned_runs"), "question": "task"}
+                self._plan_select = ", ".join(f"{old[c]} AS {c}" if c in old else c for c in PLAN_COLUMNS)
         conn.execute("PRAGMA synchronous = NORMAL")
 
     def _upgrade(self) -> None:
         """In place: version 1 -> 2, the ``cpu_s`` column (null for old runs) and the plan table; 2 -> 3, the
-        ``shots`` column, each game's shots moved there from ``count``; 3 -> 4, the ``warmup_s`` column."""
+        ``shots`` column, each game's shots moved there from ``count``; 3 -> 4, the ``warmup_s`` column; 4 -> 5,
+        the ``question`` column of runs and plan, holding what ``task`` held, and ``task`` the task's name."""
         conn = self._db
         with self._transaction():
             if self.version < 2:
@@ -300,6 +344,13 @@ class ResultsStore:
             if self.version < 4:
                 for column in ADDED_IN_4:
                     conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
+            if self.version < 5:
+                for table in ("runs", "planned_runs"):  # a plan table made by the upgrade from 1 has them
+                    if "question" not in [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]:
+                        task = _task_of_question(conn, table)
+                        for column in ADDED_IN_5:
+                            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {COLUMNS[column]}")
+                        conn.execute(f"UPDATE {table} SET question = task, task = {task}")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         self.version = SCHEMA_VERSION
 
@@ -402,7 +453,7 @@ class ResultsStore:
             if self.version < 2 or _PLANNED not in meta:
                 return None
             names = list(PLAN_COLUMNS)
-            rows = self._db.execute(f"SELECT {', '.join(names)} FROM planned_runs ORDER BY rowid").fetchall()
+            rows = self._db.execute(f"SELECT {self._plan_select} FROM planned_runs ORDER BY rowid").fetchall()
         plan = [dict(zip(names, row)) for row in rows]
         recorded = meta.get(_PLAN_HASH)
         if meta[_PLANNED] != str(len(plan)) or (recorded and recorded != _digest(p["run_id"] for p in plan)):
@@ -412,18 +463,43 @@ class ResultsStore:
 
     # -- runs -------------------------------------------------------------------------
 
+    def add_columns(self, columns: dict[str, str]) -> None:
+        """Add a task's own columns (name -> SQL type) to ``runs`` where it lacks them (null in the runs stored).
+
+        Raises ValueError for a shared column's name, a name that is not a lower-case identifier, a type
+        that is not TEXT, INTEGER or REAL, or a column the store has with another type.
+        """
+        new = {}
+        for name, sql_type in columns.items():
+            if name in COLUMNS or not (name.isidentifier() and name.islower()) or sql_type not in SQL_TYPES:
+                raise ValueError(f"{self._label}: cannot add run column {name!r} {sql_type!r}: a task's own column "
+                                 f"is a lower-case name that no shared column has, of type {', '.join(SQL_TYPES)}")
+            if name in self.extra and self.extra[name] != sql_type:
+                raise ValueError(f"{self._label}: run column {name!r} is {self.extra[name]}, not {sql_type}")
+            if name not in self.extra:
+                new[name] = sql_type
+        if not new:
+            return
+        with self._guard(), self._transaction():
+            for name, sql_type in new.items():
+                self._db.execute(f"ALTER TABLE runs ADD COLUMN {name} {sql_type}")
+        self.extra.update(new)
+        self._select = ", ".join([self._select, *new])
+
     def add(self, record: dict[str, Any]) -> bool:
         """Store one run record and commit it; False (nothing written) if its run_id is stored.
 
-        Raises ValueError for a record that lacks a column, has an unknown one, or holds
-        a value that does not fit its column's type (JSON columns must parse).
+        Raises ValueError for a record that lacks a column, has an unknown one (a task's own columns must
+        be added first: :meth:`add_columns`), or holds a value that does not fit its column's type (JSON
+        columns must parse).
         """
-        check_record(record)
-        _check_types(record)
+        check_record(record, self.extra)
+        _check_types(record, self.extra)
         check_values(record)
+        names = [*COLUMNS, *(c for c in self.extra if c in record)]
         # One autocommit statement: one transaction, durable once it returns.
         with self._guard():
-            cur = self._db.execute(_INSERT, [record[c] for c in COLUMNS])
+            cur = self._db.execute(_insert(names), [record[c] for c in names])
         return cur.rowcount == 1
 
     def done_ids(self) -> set[str]:
@@ -435,10 +511,11 @@ class ResultsStore:
         """Every stored run's values, each run checked: a value that no run can hold is damage."""
         with self._guard():
             rows = self._db.execute(f"SELECT {self._select} FROM runs ORDER BY rowid").fetchall()
+        names = self.columns
         for row in rows:
-            record = dict(zip(COLUMNS, row))
+            record = dict(zip(names, row))
             try:
-                _check_types(record)
+                _check_types(record, self.extra)
                 check_values(record)
             except ValueError as exc:
                 raise self._damaged(f"run {record.get('run_id')!r}: {str(exc).removeprefix('run record: ')}") \
@@ -447,13 +524,19 @@ class ResultsStore:
 
     def records(self) -> list[dict[str, Any]]:
         """Every stored run as a record (column order, insertion order, JSON as text)."""
-        return [dict(zip(COLUMNS, row)) for row in self._rows()]
+        names = self.columns
+        return [dict(zip(names, row)) for row in self._rows()]
+
+    @property
+    def columns(self) -> list[str]:
+        """The run columns this store returns: the shared ones, then the task's own (:attr:`extra`)."""
+        return [*COLUMNS, *self.extra]
 
     def dataframe(self) -> "pd.DataFrame":
         """Every stored run as a typed pandas DataFrame (see :mod:`harness.store.frame`)."""
         from harness.store import frame
 
-        return frame.from_rows(self._rows())
+        return frame.from_rows(self._rows(), self.extra)
 
     def __len__(self) -> int:
         with self._guard():

@@ -333,7 +333,7 @@ def recount_stored(frame: Any, results: Path) -> Any:
         dep = find_subject(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""), roots, cache,
                            read_deployment)
         stored_expected = detail.get("expected")
-        expected = expected_count(dep, str(rec.get("task"))) if dep is not None else (
+        expected = expected_count(dep, str(rec.get("question"))) if dep is not None else (
             int(stored_expected) if isinstance(stored_expected, str) and stored_expected.isdigit() else None)
         if dep is None:
             out.unverifiable += 1
@@ -357,6 +357,27 @@ class CountTask(TaskType):
     plugin = "counter"
     variant = "what is counted"
     subject = "deployment instance"
+    columns = {  # what the shared record columns hold for this task (the records page)
+        "instance": "the deployment instance's name",
+        "backend": "the counter",
+        "formulation": "what is counted: deployments or boards (as question)",
+        "options": "every counter option, defaults filled in (JSON)",
+        "question": "deployments or boards",
+        "seed": "the configured seed, or null",
+        "repetition": "which repetition (1, 2, ...)",
+        "answer": "sat: a complete count > 0; unsat: 0; unknown: incomplete; none: no answer",
+        "exhausted": "the count is complete",
+        "verdict": "ok, or why the count contradicts the known count; none: no known count",
+        "count": "the exact count while it fits 64 bits (detail.count: any size)",
+        "complete": "the count is complete",
+        "shots": "null",
+        "build_s": "loading the counter",
+        "solve_s": "counting, in the worker",
+        "placements": "placements of the pieces",
+        "solver_version": "the library that counts, else battlebench",
+        "boards": "[]",
+        "detail": "count, expected, method, ... (JSON)",
+    }
     family = "harness.counting.counters:FAMILY"
     pair_keys = ("counter", "backend", "counted", "formulation", "options")
 

@@ -354,6 +354,27 @@ class PlayTask(TaskType):
     plugin = "strategy"
     variant = "announcement rule"
     subject = "board"
+    columns = {  # what the shared record columns hold for this task (the records page)
+        "instance": "the board's name",
+        "backend": "the strategy",
+        "formulation": "the announcement rule: ship, sunk or none",
+        "options": "the strategy's options as configured (JSON)",
+        "question": "play",
+        "seed": "the games' seed",
+        "repetition": "the game's number + 1",
+        "answer": "sat: the game ended; unknown: it did not; none: no answer",
+        "exhausted": "0",
+        "verdict": "ok, or where the replay of the shot sequence fails",
+        "count": "null (shots are in shots)",
+        "complete": "the game ended",
+        "shots": "shots to sink the fleet (null when the game did not end)",
+        "build_s": "null",
+        "solve_s": "playing the game, in the worker",
+        "placements": "null",
+        "solver_version": "the strategy's distribution",
+        "boards": "[]",
+        "detail": "game, rule, deployment id, shots, hits, sequence (JSON)",
+    }
     family = "harness.play.strategies:FAMILY"
     pair_keys = ("strategy", "backend", "rule", "formulation", "options", "games")
     settings_keys = ("games",)

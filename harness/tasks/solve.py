@@ -135,6 +135,27 @@ class SolveTask(TaskType):
     plugin = "backend"
     variant = "formulation"
     subject = "puzzle instance"
+    columns = {  # what the shared record columns hold for this task (the records page)
+        "instance": "the puzzle's name",
+        "backend": "the backend",
+        "formulation": "the formulation",
+        "options": "every backend option, defaults filled in (JSON)",
+        "question": "solve or count-K",
+        "seed": "the solver's seed (0 unless set)",
+        "repetition": "which repetition (1, 2, ...)",
+        "answer": "sat: boards returned; unsat: none, search exhausted; unknown; none: no answer",
+        "exhausted": "the solver says no further board exists",
+        "verdict": "ok, or the verifier's first failing verdict; none: no boards",
+        "count": "distinct boards returned",
+        "complete": "the count is proven exact",
+        "shots": "null",
+        "build_s": "abstract model + native model, in the worker",
+        "solve_s": "enumeration, in the worker",
+        "placements": "placements the model kept",
+        "solver_version": "the solver the options chose and its version (mip engine=scip: scip)",
+        "boards": "every board returned, verified or not (JSON)",
+        "detail": "the solver's words; a race's legs (JSON)",
+    }
     family = "harness.backends.registry:FAMILY"
     pair_keys = (*_PAIR_KEYS, "race")
 

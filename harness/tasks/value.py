@@ -269,6 +269,29 @@ class ValueTask(TaskType):
     plugin = "strategy"
     variant = "announcement rule"
     subject = "board"
+    columns = {  # what the shared record columns hold for this task (the records page)
+        "instance": "the board's name",
+        "backend": "the strategy, or optimal (the optimum over every policy)",
+        "formulation": "the announcement rule: ship, sunk or none",
+        "options": "the strategy's options as configured (JSON)",
+        "question": "value",
+        "seed": "the configured seed, or null",
+        "repetition": "1",
+        "answer": "sat: a value (exact or sampled); unknown: none (the search stopped: detail.lower); none: no answer",
+        "exhausted": "the value is exact",
+        "verdict": ("ok, or what the judge found wrong (bounds, random's closed form, K + misses / deployments, a "
+                    "brute-forced optimum); none: no value"),
+        "count": "null (the value is detail.expected)",
+        "complete": "the value is exact",
+        "shots": "null (the value is detail.expected)",
+        "build_s": "null",
+        "solve_s": "computing the value, in the worker",
+        "placements": "null",
+        "solver_version": "the strategy's distribution (battlebench for optimal)",
+        "boards": "[]",
+        "detail": ("method, expected (exact, p/q), mean, half_width, lower, deployments, misses, first_shot, work, "
+                   "costly, ... (JSON)"),
+    }
     family = "harness.play.strategies:FAMILY"
     pair_keys = ("strategy", "backend", "rule", "formulation", "options")
     settings_keys = ("costly", "budget", "rounds")

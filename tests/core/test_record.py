@@ -1,12 +1,13 @@
-"""The record schema is data: one table says what each column holds per task, docs/reference/records.md shows that table,
-and the vocabulary the records use is the glossary's."""
+"""The record schema is data: the shared schema plus what each task declares its columns hold, docs/reference/records.md
+shows the table made of them, and the vocabulary the records use is the glossary's."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import harness
-from harness.core.record import COLUMNS, PER_TASK, SCHEMA, STATUS_VALUES, TERMINATION_VALUES, records_markdown
+from harness.core.columns import builtin_tasks, records_markdown
+from harness.core.record import COLUMNS, SCHEMA, STATUS_VALUES, TERMINATION_VALUES
 from harness.core.status import Status, Termination
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -14,15 +15,29 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_docs_records_shows_the_schema_as_the_code_has_it():
     text = (ROOT / "docs" / "reference" / "records.md").read_text()
-    block = text.split("<!-- generated: harness.core.record.records_markdown() -->\n", 1)[1]
+    block = text.split("<!-- generated: harness.core.columns.records_markdown() -->\n", 1)[1]
     block = block.split("\n<!-- end generated -->", 1)[0]
-    assert block == records_markdown(), "regenerate the table of docs/reference/records.md from records_markdown()"
+    assert block == records_markdown(builtin_tasks()), \
+        "regenerate the table of docs/reference/records.md from records_markdown(builtin_tasks())"
 
 
-def test_every_column_is_described_and_per_task_names_columns():
+def test_every_column_is_described_and_each_task_declares_shared_columns():
     assert list(COLUMNS) == list(SCHEMA)
     assert all(meaning for _, meaning in SCHEMA.values())
-    assert set(PER_TASK) <= set(COLUMNS) and all(len(v) == 4 and all(v) for v in PER_TASK.values())
+    for cls in builtin_tasks():
+        assert cls.columns and set(cls.columns) <= set(COLUMNS) and all(cls.columns.values()), cls.name
+    # the four built-ins tell apart what the plugin and the question are
+    assert [cls.columns["backend"] for cls in builtin_tasks()][:3] == ["the backend", "the counter", "the strategy"]
+    assert [cls.columns["question"] for cls in builtin_tasks()][2:] == ["play", "value"]
+
+
+def test_the_page_names_each_task_in_its_task_column_and_differs_only_where_declared():
+    lines = records_markdown(builtin_tasks()).splitlines()
+    assert lines[0] == "| column | type | solve | count | play | value |"
+    assert "| `task` | TEXT | solve | count | play | value |" in lines
+    assert any(line.startswith("| `question` | TEXT | solve or count-K | deployments or boards |") for line in lines)
+    assert any(line.startswith("| `wall_s` | REAL | measured by the runner") and line.endswith("| same | same | same |")
+               for line in lines)
 
 
 def test_the_vocabularies_are_the_enums():

@@ -93,7 +93,7 @@ def test_unique_claim_against_two_found_boards(tmp_path):
 
 def test_unique_claim_against_another_pairs_other_board(tmp_path):
     # mip's solve run found a different board: with sat's "exactly 1" that makes 2
-    runs = [run("sb", SAT, "sat", 0.1), run("sb", MIP, "sat", 0.1, boards=[BOARD_B], task="solve")]
+    runs = [run("sb", SAT, "sat", 0.1), run("sb", MIP, "sat", 0.1, boards=[BOARD_B], question="solve")]
     (p,) = check(tmp_path, runs)
     assert p.kind == "count-mismatch" and set(p.pairs) == {SAT, MIP}
     assert SAT in p.message and MIP in p.message and "2 distinct" in p.message
@@ -109,14 +109,14 @@ def test_two_unique_claims_with_different_boards(tmp_path):
 
 def test_several_pairs_found_more(tmp_path):
     runs = [run("sb", SAT, "sat", 0.1), run("sb", MIP, "sat", 0.1, boards=[BOARD_A, BOARD_B], complete=0),
-            run("sb", CP, "sat", 0.1, task="count-0", boards=[BOARD_A, BOARD_B, BOARD_C])]
+            run("sb", CP, "sat", 0.1, question="count-0", boards=[BOARD_A, BOARD_B, BOARD_C])]
     (p,) = check(tmp_path, runs)
     assert p.message == f"sb: {SAT} says 1 board (complete); {CP} found 3 (and {MIP} 2)"
     assert p.pairs == tuple(sorted((SAT, MIP, CP)))
 
 
 def test_complete_counts_differ(tmp_path):
-    exact = dict(task="count-0", complete=1, exhausted=1)  # count all, search exhausted
+    exact = dict(question="count-0", complete=1, exhausted=1)  # count all, search exhausted
     runs = [run("sb", SAT, "sat", 0.1, boards=[BOARD_A, BOARD_B, BOARD_C], **exact),
             run("sb", MIP, "sat", 0.1, boards=[BOARD_A, BOARD_B], **exact)]
     (p,) = check(tmp_path, runs)
@@ -124,8 +124,8 @@ def test_complete_counts_differ(tmp_path):
 
 
 def test_complete_counts_differ_without_boards(tmp_path):
-    runs = [run("sb", SAT, "sat", 0.1, task="count-0", boards=[], count=3),
-            run("sb", MIP, "sat", 0.1, task="count-0", boards=[], count=4)]
+    runs = [run("sb", SAT, "sat", 0.1, question="count-0", boards=[], count=3),
+            run("sb", MIP, "sat", 0.1, question="count-0", boards=[], count=4)]
     (p,) = check(tmp_path, runs)
     assert p.kind == "count-mismatch"
     assert p.message == f"sb: {SAT} says 3 boards (complete); {MIP} found 4"
@@ -141,7 +141,7 @@ def test_different_boards_at_the_count_limit_agree(tmp_path):
 
 
 def test_solve_boards_may_differ(tmp_path):
-    runs = [run("sb", pair, "sat", 0.1, task="solve", boards=[b]) for pair, b in
+    runs = [run("sb", pair, "sat", 0.1, question="solve", boards=[b]) for pair, b in
             ((SAT, BOARD_A), (MIP, BOARD_B), (CP, BOARD_C))]
     assert check(tmp_path, runs) == []
 
@@ -162,9 +162,9 @@ def test_repetitions_disagree_on_status(tmp_path):
 
 
 def test_repetitions_disagree_on_complete_count(tmp_path):
-    runs = [run("sb", SAT, "sat", 0.1, repetition=1, task="count-0"),
-            run("sb", SAT, "sat", 0.1, repetition=2, task="count-0", boards=[BOARD_A, BOARD_B]),
-            run("sb", MIP, "sat", 0.1, task="solve")]
+    runs = [run("sb", SAT, "sat", 0.1, repetition=1, question="count-0"),
+            run("sb", SAT, "sat", 0.1, repetition=2, question="count-0", boards=[BOARD_A, BOARD_B]),
+            run("sb", MIP, "sat", 0.1, question="solve")]
     kinds = [p.kind for p in check(tmp_path, runs)]
     assert kinds == ["repetitions-disagree"]  # one pair against itself: not a cross-pair mismatch
 
@@ -187,7 +187,7 @@ def test_manifest_expected_count(tmp_path):
     runs = [run("c1", SAT, "sat", 0.1),  # exactly 1, manifest says 2
             run("c1", MIP, "sat", 0.1, boards=[BOARD_A, BOARD_B], complete=0),  # 2: consistent with 2
             run("m1", SAT, "sat", 0.1),  # exactly 1, manifest says many
-            run("m2", SAT, "sat", 0.1, task="solve"),  # solve: no claim
+            run("m2", SAT, "sat", 0.1, question="solve"),  # solve: no claim
             run("t1", CP, "sat", 0.1, boards=[BOARD_A, BOARD_B], complete=0)]  # 2 found, manifest says 1
     manifest = {digest("c1"): {"expected_count": 2}, digest("m1"): {"expected_count": "many"},
                 digest("m2"): {"expected_count": "many"}, digest("t1"): {"expected_count": 1}}

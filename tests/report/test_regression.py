@@ -37,7 +37,7 @@ def test_slowdown_above_the_floor_is_found(tmp_path):
     (r,) = compare(old, new)  # medians 1.0 -> 3.0, every new time above 2 x every old one
     assert r.kind == "slowdown" and r.instance == "i1" and r.pair == SAT
     assert (r.old, r.new) == (1.0, 3.0) and abs(r.ratio - 3.0) < 1e-9
-    assert "i1" in r.message and SAT in r.message and r.task == "count-2"
+    assert "i1" in r.message and SAT in r.message and r.question == "count-2"
     assert "Mann-Whitney p = 0.05, 3 vs 3 runs" in r.message
     table = render_regressions([r])
     assert "slowdown" in table and "3.00x" in table and "1 s" in table and "3 s" in table
@@ -149,8 +149,8 @@ def test_improvements_are_not_regressions(tmp_path):
 
 
 def test_matching_uses_task_and_seed(tmp_path):
-    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0], task="solve"),
-                    reps("i1", SAT, "timeout", [10.0], task="count-2"))
+    old, new = both(tmp_path, reps("i1", SAT, "sat", [1.0], question="solve"),
+                    reps("i1", SAT, "timeout", [10.0], question="count-2"))
     assert compare(old, new) == []  # another task: not a match, and the pair is not missing
 
 
@@ -162,7 +162,7 @@ def test_order_and_table(tmp_path):
     assert [(r.kind, r.instance) for r in regs] == [("status", "a"), ("slowdown", "b"), ("missing", "c")]
     assert all(isinstance(r, Regression) for r in regs)
     lines = render_regressions(regs).splitlines()
-    assert lines[0].split() == ["kind", "instance", "pair", "task", "old", "new", "ratio", "threshold"]
+    assert lines[0].split() == ["kind", "instance", "pair", "question", "old", "new", "ratio", "threshold"]
     assert len(lines) == 2 + len(regs)
     assert lines[3].endswith("ratio 2 (every pair)") and lines[2].endswith(" -")  # the slowdown's; a status has none
 

@@ -16,7 +16,7 @@ def record(i: int, **fields) -> dict:
     rec.update(
         run_id=f"run-{i}", campaign="demo", config_hash="c0ffee", instance=f"inst{i}",
         rows=8, cols=9, pair="cpsat[workers=1]/cell", backend="cpsat", formulation="cell",
-        options=dumps({"workers": 1}), task="count-2", seed=i, repetition=i % 2,
+        options=dumps({"workers": 1}), task="solve", question="count-2", seed=i, repetition=i % 2,
         time_limit_s=2.5, memory_limit_mb=2048, status="sat", answer="sat",
         exhausted=bool(i % 2), termination="completed", verdict="ok", count=2,
         complete=True, build_s=0.1 + 0.2, solve_s=1e-9, wall_s=123456.789, overshoot_s=0.0,
@@ -107,3 +107,27 @@ def test_csv_reads_empty_text_as_null(tmp_path):
         s.add(record(0, detail=""))
     assert pd.isna(load(export(tmp_path, "csv"))["detail"].iloc[0])
     assert load(export(tmp_path, "parquet"))["detail"].iloc[0] == ""
+
+
+def test_a_tasks_own_columns_are_exported_and_read_back(tmp_path):
+    with ResultsStore(tmp_path) as s:
+        s.add_columns({"digits": "INTEGER"})
+        s.add({**record(0), "digits": 2})
+        s.add(record(1))
+        expected = s.dataframe()
+    back = load(export(tmp_path, "csv"))
+    assert list(back.columns) == [*COLUMNS, "digits"]
+    assert back["digits"].fillna(-1).astype(int).tolist() == [2, -1]
+    pdt.assert_frame_equal(back[list(COLUMNS)], expected[list(COLUMNS)])
+
+
+def test_an_export_from_before_the_question_column_reads_as_the_store_does(tmp_path):
+    with ResultsStore(tmp_path) as s:
+        s.add(record(0))
+        s.add(record(1, task="count", question="deployments"))
+    path = export(tmp_path, "csv")
+    old = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    old = old.assign(task=old["question"]).drop(columns=["question"])  # as schema 4 exported it
+    old.to_csv(path, index=False)
+    back = load(path)
+    assert back["task"].tolist() == ["solve", "count"] and back["question"].tolist() == ["count-2", "deployments"]

@@ -1,8 +1,10 @@
-"""The store's plan, its integrity check on every open, and reading and upgrading version-1 stores."""
+"""The store's plan, its integrity check on every open, and reading and upgrading stores of older schemas (1: no
+cpu_s nor plan; 4: no question, the question in task)."""
 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +19,7 @@ def record(i: int, **fields) -> dict:
     rec = empty_record()
     rec.update(run_id=f"run-{i:04d}", campaign="demo", config_hash="h", instance=f"inst{i}",
                instance_path=f"inst/inst{i}.toml", pair="sat/cell", backend="sat", formulation="cell",
-               task="count-2", status="sat", wall_s=0.5, cpu_s=0.4, detail="x" * 600,
+               task="solve", question="count-2", status="sat", wall_s=0.5, cpu_s=0.4, detail="x" * 600,
                boards=dumps([["O.", ".."]]), verdicts=dumps(["ok"]))
     rec.update(fields)
     return rec
@@ -187,3 +189,69 @@ def test_an_edited_plan_is_damage(tmp_path, sql):
     with ResultsStore(tmp_path, create=False) as store:
         with pytest.raises(StoreDamaged, match="its plan holds"):
             store.plan()
+
+
+# -- stores before the question column (schema 4 and older: `task` held the question) -------------
+
+from damage import as_version_4  # noqa: E402
+from handstore import make_store, run as hand_run  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+OLD_RUNS = [hand_run("a", "sat/placement", "sat", 0.1), hand_run("b", "dp/deployments", "sat", 0.1,
+                                                                    question="deployments"),
+            hand_run("c", "random/ship", "sat", 0.1, question="play"),
+            hand_run("d", "mul/square", "sat", 0.1, question="cube")]  # a plugin task not installed here
+"""(question, task) of each: count-2/solve, deployments/count, play/play, cube/cube (unknown: the label)."""
+
+
+def _old_store(tmp_path) -> Path:
+    make_store(tmp_path, OLD_RUNS)
+    db = tmp_path / "results.sqlite"
+    as_version_4(db)
+    with sqlite3.connect(db) as conn:  # as a version-4 store holds them: the question in task, nothing else
+        assert sorted(r[0] for r in conn.execute("SELECT task FROM runs")) == ["count-2", "cube", "deployments",
+                                                                             "play"]
+    return db
+
+
+WANTED = [("a", "solve", "count-2"), ("b", "count", "deployments"), ("c", "play", "play"), ("d", "cube", "cube")]
+
+
+def test_a_version_4_store_is_read_with_its_task_label_as_question(tmp_path):
+    db = _old_store(tmp_path)
+    before = db.read_bytes()
+    with ResultsStore(tmp_path, create=False) as store:
+        assert store.version == 4
+        assert sorted((r["instance"], r["task"], r["question"]) for r in store.records()) == WANTED
+        df = store.dataframe()
+        assert sorted(zip(df["instance"], df["task"], df["question"])) == WANTED
+        assert sorted((p["instance"], p["task"], p["question"]) for p in store.plan()) == WANTED
+    assert db.read_bytes() == before  # reading never upgrades
+
+
+def test_a_version_4_store_is_upgraded_when_a_campaign_writes_to_it(tmp_path):
+    db = _old_store(tmp_path)
+    with ResultsStore(tmp_path) as store:
+        assert store.version == SCHEMA_VERSION
+        store.add(hand_run("e", "sat/placement", "sat", 0.1, question="solve"))
+        assert sorted((r["instance"], r["task"], r["question"]) for r in store.records()) == [
+            *WANTED, ("e", "solve", "solve")]
+        assert len(store.plan()) == 4
+    with sqlite3.connect(db) as conn:  # in place: the columns as a new store has them
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert sorted(conn.execute("SELECT instance, task, question FROM runs")) == [*WANTED, ("e", "solve",
+                                                                                                "solve")]
+        assert sorted(conn.execute("SELECT instance, task, question FROM planned_runs")) == WANTED
+    with ResultsStore(tmp_path, create=False) as store:
+        assert len(store.records()) == 5
+
+
+def test_a_committed_store_reads_with_its_questions_and_the_tasks_names(tmp_path):
+    """reports/smoke-baseline: a compressed schema-2 store of count-2 runs, read as it is."""
+    with ResultsStore(ROOT / "reports" / "smoke-baseline", create=False) as store:
+        assert store.version < 5
+        records = store.records()
+        plan = store.plan()
+    assert len(records) == 28 and {(r["task"], r["question"]) for r in records} == {("solve", "count-2")}
+    assert plan is not None and {(p["task"], p["question"]) for p in plan} == {("solve", "count-2")}

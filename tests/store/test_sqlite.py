@@ -27,7 +27,7 @@ def record(i: int, **fields) -> dict:
     rec.update(
         run_id=f"run-{i:04d}", campaign="demo", config_hash=HASH_A, instance=f"inst{i}",
         rows=10, cols=10, pair="sat[solver=cadical195]/placement", backend="sat",
-        formulation="placement", options=dumps({"solver": "cadical195"}), task="solve",
+        formulation="placement", options=dumps({"solver": "cadical195"}), task="solve", question="solve",
         seed=i, repetition=0, time_limit_s=5.0, status="sat", answer="sat", exhausted=False,
         termination="completed", verdict="ok", count=1, complete=True, wall_s=0.25 + i,
         boards=dumps([["~S~", "~~~"]]), verdicts=dumps(["ok"]),
@@ -300,3 +300,41 @@ def test_other_connection_sees_each_commit_at_once(tmp_path):
             writer.add(record(i))
             assert len(reader) == i + 1
             assert reader.records()[-1]["run_id"] == f"run-{i:04d}"
+
+
+# -- a task's own columns ---------------------------------------------------------------------------
+
+def test_a_tasks_own_columns_are_added_stored_and_read_back(tmp_path):
+    with ResultsStore(tmp_path / "out") as s:
+        s.add(record(0))  # a run from before the column: null there
+        s.add_columns({"digits": "INTEGER", "note": "TEXT"})
+        s.add_columns({"digits": "INTEGER"})  # again: nothing to do
+        assert s.extra == {"digits": "INTEGER", "note": "TEXT"}
+        s.add({**record(1), "digits": 3, "note": "three"})
+        s.add(record(2))  # a record that leaves them out holds null
+        with pytest.raises(ValueError, match="column 'digits' holds 'x', not INTEGER"):
+            s.add({**record(3), "digits": "x"})
+        with pytest.raises(ValueError, match=r"unknown \['colour'\]"):
+            s.add({**record(3), "colour": "red"})  # never added
+    with ResultsStore(tmp_path / "out", create=False) as s:  # a store with them is read with them
+        assert s.columns == [*COLUMNS, "digits", "note"]
+        assert [(r["run_id"], r["digits"], r["note"]) for r in s.records()] == [
+            ("run-0000", None, None), ("run-0001", 3, "three"), ("run-0002", None, None)]
+        df = s.dataframe()
+        assert list(df.columns) == [*COLUMNS, "digits", "note"] and str(df["digits"].dtype) == "Int64"
+        assert df["digits"].isna().tolist() == [True, False, True]
+
+
+@pytest.mark.parametrize("columns, message", [
+    ({"status": "TEXT"}, "'status'"), ({"Big": "TEXT"}, "'Big'"), ({"x y": "TEXT"}, "'x y'"),
+    ({"blob": "BLOB"}, "'blob' 'BLOB'")])
+def test_a_tasks_own_column_must_be_a_new_lower_case_name_of_a_column_type(store, columns, message):
+    with pytest.raises(ValueError, match=f"cannot add run column {message}"):
+        store.add_columns(columns)
+    assert store.extra == {}
+
+
+def test_a_tasks_own_column_keeps_its_type(store):
+    store.add_columns({"digits": "INTEGER"})
+    with pytest.raises(ValueError, match="run column 'digits' is INTEGER, not TEXT"):
+        store.add_columns({"digits": "TEXT"})

@@ -10,8 +10,12 @@ from pathlib import Path
 
 import pytest
 
+import pandas as pd
+
 from clirun import ROOT, run
+from harness.core.columns import builtin_tasks, records_markdown
 from harness.core.task import TASKS, task_for_kind, task_for_label
+from harness.store import ResultsStore
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -60,13 +64,16 @@ def test_a_toy_task_campaign_runs_checks_and_reports(capsys, registered):
     code, out, err = run(capsys, "run", cfg, "--progress", "plain")
     assert code == 3, err  # the unreadable number is an error run; the campaign went on
     with sqlite3.connect(registered / "out" / "results.sqlite") as db:
-        rows = db.execute("select instance, pair, status, count, task, worker_pid from runs order by instance, "
-                          "pair").fetchall()
-    assert [(r[0], r[1], r[2], r[3], r[4]) for r in rows] == [
-        ("bad", "add/square", "error", 0, "square"), ("bad", "mul/square", "error", 0, "square"),
-        ("seven", "add/square", "sat", 49, "square"), ("seven", "mul/square", "sat", 49, "square"),
-        ("three", "add/square", "sat", 9, "square"), ("three", "mul/square", "sat", 9, "square")]
-    assert all(r[5] and r[5] != os.getpid() for r in rows if r[2] == "sat")  # executed in workers
+        rows = db.execute("select instance, pair, status, count, task, question, digits, worker_pid from runs "
+                          "order by instance, pair").fetchall()
+    assert [r[:7] for r in rows] == [
+        ("bad", "add/square", "error", 0, "square", "square", None),
+        ("bad", "mul/square", "error", 0, "square", "square", None),
+        ("seven", "add/square", "sat", 49, "square", "square", 2), ("seven", "mul/square", "sat", 49, "square",
+                                                                    "square", 2),
+        ("three", "add/square", "sat", 9, "square", "square", 1), ("three", "mul/square", "sat", 9, "square",
+                                                                   "square", 1)]
+    assert all(r[7] and r[7] != os.getpid() for r in rows if r[2] == "sat")  # executed in workers
     code, out, _ = run(capsys, "check", registered / "out", "--allow-errors")
     assert code == 0 and "6 squares agree" in out and "bad.txt:1: not a whole number" in out, out
     code, _, err = run(capsys, "report", registered / "out")
@@ -74,6 +81,54 @@ def test_a_toy_task_campaign_runs_checks_and_reports(capsys, registered):
     report = registered / "out" / "report"
     assert "## Squares" in (report / "summary.md").read_text()
     assert 'id="squares"' in (report / "index.html").read_text() and (report / "squares.csv").is_file()
+    squares = pd.read_csv(report / "squares.csv")  # the task's own column, read back from the store by its section
+    assert sorted(zip(squares["instance"], squares["digits"].fillna(0).astype(int))) == [
+        ("bad", 0), ("bad", 0), ("seven", 2), ("seven", 2), ("three", 1), ("three", 1)]
+
+
+def test_the_toy_tasks_own_column_is_stored_read_back_and_resumed(capsys, registered):
+    cfg = _campaign(registered, ["mul"], {"three": "3", "twelve": "12"})
+    assert run(capsys, "run", cfg, "--progress", "plain")[0] == 0
+    with ResultsStore(registered / "out", create=False) as store:
+        assert store.extra == {"digits": "INTEGER"}
+        assert sorted((r["instance"], r["question"], r["digits"]) for r in store.records()) == [
+            ("three", "square", 1), ("twelve", "square", 3)]
+        df = store.dataframe()
+        assert list(df.columns)[-1] == "digits" and str(df["digits"].dtype) == "Int64"
+    (registered / "numbers" / "ten.txt").write_text("10")  # resumed: the column is there, the new run fills it
+    code, _, err = run(capsys, "run", cfg, "--progress", "plain")
+    assert code == 0 and "2 already stored" in err, err
+    with ResultsStore(registered / "out", create=False) as store:
+        assert sorted((r["instance"], r["digits"]) for r in store.records()) == [
+            ("ten", 3), ("three", 1), ("twelve", 3)]
+
+
+def test_the_records_page_shows_a_registered_plugin_tasks_columns(registered):
+    page = records_markdown()
+    lines = page.splitlines()
+    assert lines[0] == "| column | type | solve | count | play | value | square |"
+    row = {line.split(" | ")[0].strip("| `"): line for line in lines[2:]}
+    assert row["task"].endswith("| solve | count | play | value | square |")
+    assert row["question"].endswith("| play | value | square |")  # its declared meaning, in its own cell
+    assert row["backend"].endswith("| the method |") and row["count"].endswith("| the square |")
+    assert row["shots"].endswith("| shots fired |")  # not declared: the shared meaning
+    assert row["digits"] == ("| `digits` | INTEGER | null | null | null | null | "
+                             "decimal digits of the square (null: no square) |")
+    assert "square" not in records_markdown(builtin_tasks()).splitlines()[0]  # the docs page: built-ins only
+
+
+def test_a_task_declaring_bad_columns_breaks_the_contract():
+    from toytask import SquareTask
+
+    bad = type("Bad", (SquareTask,), {"columns": {"colour": "red"},
+                                      "extra_columns": {"status": ("TEXT", "x"), "Big": ("TEXT", "x"),
+                                                        "blob": ("BLOB", "x")}})
+    problems = TASKS.contract_problems(bad)
+    assert "columns names 'colour', not a record column" in problems
+    assert "extra column 'status' is a shared record column" in problems
+    assert "extra column 'Big' is not a lower-case identifier" in problems
+    assert any(p.startswith("extra column 'blob' must be (one of TEXT, INTEGER, REAL") for p in problems)
+    assert TASKS.contract_problems(SquareTask) == []
 
 
 def test_the_gate_fails_on_a_toy_method_that_lies(capsys, registered):

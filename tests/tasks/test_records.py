@@ -89,10 +89,11 @@ def test_counters_and_strategies_name_their_code(capsys, tmp_path):
 
     rows = dict(_rows(tmp_path, "backend, solver_version"))
     # what docs/reference/records.md says the count task's columns hold: every option, defaults filled in
-    assert set(_rows(tmp_path, "pair, options, boards, verdicts, exhausted = complete, formulation, task")) == {
-        ("dp/deployments", '{"split":1}', "[]", "[]", 1, "deployments", "deployments"),
-        ("cpsat[split=2]/deployments", '{"split":2}', "[]", "[]", 1, "deployments", "deployments"),
-        ("brute/deployments", "{}", "[]", "[]", 1, "deployments", "deployments")}
+    assert set(_rows(tmp_path, "pair, options, boards, verdicts, exhausted = complete, formulation, task, "
+                               "question")) == {
+        ("dp/deployments", '{"split":1}', "[]", "[]", 1, "deployments", "count", "deployments"),
+        ("cpsat[split=2]/deployments", '{"split":2}', "[]", "[]", 1, "deployments", "count", "deployments"),
+        ("brute/deployments", "{}", "[]", "[]", 1, "deployments", "count", "deployments")}
     split = json.loads(_rows(tmp_path, "detail")[1][0])["split"]  # the option was the run's: it searched in cubes
     assert "2 searches at once" in split and len({c for (c,) in _rows(tmp_path, "count")}) == 1
     import ortools
