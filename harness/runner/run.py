@@ -77,10 +77,10 @@ def make_executor(config: Config) -> Any:
     if config.executor == "dask":
         from harness.runner.dask import DaskExecutor
 
-        return DaskExecutor(config.scheduler, config.jobs, config.limits.grace_s, warm)
+        return DaskExecutor(config.scheduler, config.jobs, warm)
     from harness.runner.local import LocalExecutor
 
-    return LocalExecutor(config.jobs, config.limits.grace_s, warm)
+    return LocalExecutor(config.jobs, warm)
 
 
 def run_campaign(

@@ -1,5 +1,8 @@
-"""One run of one pair on one instance, in this process: execute, then judge.
+"""The solve task's run of one pair on one instance, in this process: its plan, execute, then judge.
 
+A :class:`SolvePlan` is the pair resolved once, in the parent: the backend's name, the
+formulation, every option with its default filled in, the question and how the memory
+limit holds; it travels with the request to the worker and back to the judge.
 ``execute`` is the part a worker process does: abstract model -> backend build ->
 enumerate, timed, with failures caught (it imports the backend's solver library).
 ``judge`` is the part the caller does: every board through the independent verifier,
@@ -19,14 +22,42 @@ from typing import Any
 
 from harness import __version__
 from harness.backends.base import Answer
-from harness.backends.registry import check_pair
-from harness.core.status import Status, Task, Termination, classify
-from harness.core.task import WorkerOutcome
+from harness.backends.registry import check_pair, get_backend
+from harness.core.options import Resolved
+from harness.core.limits import NO_LIMITS, Limits
+from harness.core.status import Question, Status, Termination, classify
+from harness.core.task import Request, WorkerOutcome, termination_of, worker_key
 from harness.errors import HarnessError
 from harness.model import build_model
 from harness.puzzle.board import Board
 from harness.puzzle.instance import Instance
 from harness.puzzle.verify import verify
+
+@dataclass(frozen=True)
+class SolvePlan:
+    """One pair of the solve task on one question, resolved once (:meth:`of`, in the parent): the backend's
+    registered name, the formulation, the options (every one, defaults filled in, checked), the question and
+    how the worker holds the memory limit (the backend's ``memory_limit_by``)."""
+
+    backend: str
+    formulation: str
+    options: Resolved
+    question: Question = Question()
+    memory_limit_by: str = "address-space"
+
+    @classmethod
+    def of(cls, backend: str, formulation: str, options: dict[str, Any] | None = None,
+           question: Question = Question()) -> "SolvePlan":
+        """The plan of a pair as configured (UsageError: an unknown backend, formulation or option)."""
+        solver = check_pair(backend, formulation)
+        resolved = Resolved(solver.resolve_options(dict(options or {})))
+        return cls(backend, formulation, resolved, question, solver.memory_limit_by(resolved))
+
+    @property
+    def solver_class(self) -> Any:
+        """The backend class (a registry look-up; the options are not resolved again)."""
+        return get_backend(self.backend)
+
 
 @dataclass
 class SolveResult:
@@ -126,18 +157,14 @@ class Outcome(WorkerOutcome):
     model: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
 
+    def summary(self) -> str:
+        return f"{len(self.boards)} board(s), exhausted={self.exhausted}"
 
-def execute(
-    instance: Instance,
-    backend: str,
-    formulation: str,
-    task: Task = Task(),
-    options: dict[str, Any] | None = None,
-    time_limit_s: float | None = None,
-) -> Outcome:
-    """Build and enumerate in this process (imports the backend's solver); no verification."""
-    cls = check_pair(backend, formulation)
-    resolved = cls.resolve_options(dict(options or {}))
+
+def execute(instance: Instance, plan: SolvePlan, time_s: float | None = None) -> Outcome:
+    """Build and enumerate in this process (imports the backend's solver); no verification.  ``time_s`` is the
+    run's time limit: the backend gets what remains of it after the build."""
+    cls = plan.solver_class
     out = Outcome()
     t0 = time.perf_counter()
     try:
@@ -153,12 +180,12 @@ def execute(
             t_build = time.perf_counter()
             answer = Answer(exhausted=True, detail=f"decided by the model precheck: {model.infeasible}")
         else:
-            solver = cls(model, formulation, resolved)
+            solver = cls(model, plan.formulation, plan.options)
             size = solver.build()
             t_build = time.perf_counter()
             out.model.update(variables=size.variables, constraints=size.constraints)
-            remaining = None if time_limit_s is None else max(time_limit_s - (t_build - t0), 0.0)
-            answer = solver.enumerate(task.limit, remaining)
+            remaining = None if time_s is None else max(time_s - (t_build - t0), 0.0)
+            answer = solver.enumerate(plan.question.limit, remaining)
         t_solve = time.perf_counter()
     except MemoryError as exc:  # its own message when it has one (a tool's measuring layer says what ended it)
         out.failure, out.error = "memout", f"MemoryError: {exc or 'the run went over its memory limit'}"
@@ -186,10 +213,7 @@ def execute(
 
 def judge(
     instance: Instance,
-    backend: str,
-    formulation: str,
-    task: Task,
-    options: dict[str, Any],
+    plan: SolvePlan,
     outcome: Outcome | None,
     termination: Termination | None = None,
     error: str = "",
@@ -201,10 +225,9 @@ def judge(
     limit); ``outcome`` is None when no answer came back at all.  An answer that
     arrived after the wall limit is kept as detail, never as the answer.
     """
-    cls = check_pair(backend, formulation)
-    resolved = cls.resolve_options(dict(options or {}))
+    task = plan.question
     result = SolveResult(
-        instance=instance.name, backend=backend, formulation=formulation, options=resolved,
+        instance=instance.name, backend=plan.backend, formulation=plan.formulation, options=dict(plan.options),
         task=task.label, status=Status.ERROR, termination=Termination.CRASH, error=error, detail=detail,
     )
     if outcome is None:
@@ -239,24 +262,21 @@ def solve_in_process(
     instance: Instance,
     backend: str,
     formulation: str,
-    task: Task = Task(),
+    task: Question = Question(),
     options: dict[str, Any] | None = None,
     time_limit_s: float | None = None,
 ) -> SolveResult:
     """Run one pair on one instance in this process (imports the backend's solver)."""
-    outcome = execute(instance, backend, formulation, task, options, time_limit_s)
-    return judge(instance, backend, formulation, task, dict(options or {}), outcome)
+    plan = SolvePlan.of(backend, formulation, options, task)
+    return judge(instance, plan, execute(instance, plan, time_limit_s))
 
 
-def build_in_process(
-    instance: Instance, backend: str, formulation: str, options: dict[str, Any] | None = None
-) -> dict[str, Any]:
+def build_in_process(instance: Instance, plan: SolvePlan) -> dict[str, Any]:
     """Only build (abstract model + native solver model); for build-time benchmarks."""
-    cls = check_pair(backend, formulation)
     t0 = time.perf_counter()
     model = build_model(instance)
     t1 = time.perf_counter()
-    size = cls(model, formulation, cls.resolve_options(dict(options or {}))).build()
+    size = plan.solver_class(model, plan.formulation, plan.options).build()
     t2 = time.perf_counter()
     return {"model_s": t1 - t0, "native_s": t2 - t1, "build_s": t2 - t0,
             "variables": size.variables, "constraints": size.constraints,
@@ -266,14 +286,96 @@ def build_in_process(
 def warm_up(backend: str) -> dict[str, str]:
     """Import the backend's solver library (and the modules its first build and solve
     load lazily) so that no run's build time pays for it."""
-    from harness.backends.registry import get_backend
-
     cls = get_backend(backend)
     tiny = Instance(rows=1, cols=2, fleet={1: 1}, row_clues=(1,), col_clues=(None, None), name="warm-up")
     for formulation in cls.formulations:
-        solve_in_process(tiny, backend, formulation, Task.count(0), time_limit_s=60)
+        solve_in_process(tiny, backend, formulation, Question.count(0), time_limit_s=60)
     return _versions(cls)
 
 
+@dataclass(frozen=True)
+class RunRequest(Request):
+    """One run of a plan on a puzzle, for its worker (picklable): the plan, the run's limits and the warm worker
+    it runs in (``worker``: the backend with its options as configured)."""
 
-__all__ = ["Outcome", "SolveResult", "execute", "judge", "solve_in_process", "build_in_process", "warm_up"]
+    instance: Any
+    plan: SolvePlan
+    limits: Limits = NO_LIMITS
+    worker: str = ""
+
+    @classmethod
+    def of(cls, instance: Any, backend: str, formulation: str, question: Question = Question(),
+           options: dict[str, Any] | None = None, limits: Limits = NO_LIMITS) -> "RunRequest":
+        """The request of a pair as configured (its plan resolved here, once)."""
+        given = dict(options or {})
+        return cls(instance, SolvePlan.of(backend, formulation, given, question), limits, worker_key(backend, given))
+
+    def key(self) -> str:
+        return self.worker or worker_key(self.plan.backend, dict(self.plan.options))
+
+    def execute(self) -> Outcome:
+        return execute(self.instance, self.plan, self.limits.time_s)
+
+    def warm(self) -> dict[str, str]:
+        return warm_up(self.plan.backend)
+
+    def memory_limit_by(self) -> str:
+        return self.plan.memory_limit_by
+
+
+@dataclass
+class Built(WorkerOutcome):
+    """What :class:`BuildRequest` sends back: the build's times and model size."""
+
+    sizes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BuildRequest(Request):
+    """Only build (abstract model + native model) in the backend's worker: for build-time benchmarks."""
+
+    instance: Any
+    plan: SolvePlan
+    limits: Limits = NO_LIMITS
+    worker: str = ""
+
+    @classmethod
+    def of(cls, instance: Any, backend: str, formulation: str, options: dict[str, Any] | None = None,
+           limits: Limits = NO_LIMITS) -> "BuildRequest":
+        given = dict(options or {})
+        return cls(instance, SolvePlan.of(backend, formulation, given), limits, worker_key(backend, given))
+
+    def key(self) -> str:
+        return self.worker or worker_key(self.plan.backend, dict(self.plan.options))
+
+    def execute(self) -> Built:
+        return Built(sizes=build_in_process(self.instance, self.plan))
+
+    def warm(self) -> dict[str, str]:
+        return warm_up(self.plan.backend)
+
+    def memory_limit_by(self) -> str:
+        return self.plan.memory_limit_by
+
+
+def judge_execution(request: RunRequest, execution: Any) -> SolveResult:
+    """Verify the boards and classify (in the caller's process) an execution the runner measured."""
+    termination = None if execution.kind == "ok" else termination_of(execution.kind)
+    late = execution.outcome if execution.kind == "timeout" else None
+    if late is not None and late.hit_limit and not late.failure and \
+            not request.plan.question.decided(len(late.boards), late.exhausted):
+        # the solver stopped itself on its own limit, just after the runner's: an undecided run
+        # either way; keep "solver-limit" (overshoot_s says how late)
+        termination = Termination.SOLVER_LIMIT
+    result = judge(request.instance, request.plan, execution.outcome, termination, execution.error,
+                   execution.detail)
+    result.times.setdefault("total_s", execution.wall_s)
+    result.times["wall_s"] = execution.wall_s
+    result.times["cpu_s"] = execution.cpu_s
+    if getattr(execution, "warmup_s", None) is not None:
+        result.times["warmup_s"] = execution.warmup_s
+    return result
+
+
+__all__ = ["BuildRequest", "Built", "Outcome", "RunRequest", "SolvePlan", "SolveResult", "build_in_process",
+           "execute", "judge", "judge_execution", "solve_in_process", "warm_up"]

@@ -1,0 +1,11 @@
+"""Kept for users' scripts: the solve task's run in this process now lives in :mod:`harness.tasks.solve.run`.
+
+``from harness.solve import solve_in_process, SolveResult`` goes on working; new code imports
+from :mod:`harness.tasks.solve.run` (or uses :func:`harness.api.solve`).
+"""
+
+from harness.tasks.solve.run import (Outcome, SolvePlan, SolveResult, build_in_process, execute, judge,
+                                     solve_in_process, warm_up)
+
+__all__ = ["Outcome", "SolvePlan", "SolveResult", "build_in_process", "execute", "judge", "solve_in_process",
+           "warm_up"]
