@@ -4,8 +4,8 @@
 from :mod:`harness.tasks.solve.run` (or uses :func:`harness.api.solve`).
 """
 
-from harness.tasks.solve.run import (Outcome, SolvePlan, SolveResult, build_in_process, execute, judge,
+from harness.tasks.solve.run import (Outcome, ResolvedPair, SolveResult, build_in_process, execute, judge,
                                      solve_in_process, warm_up)
 
-__all__ = ["Outcome", "SolvePlan", "SolveResult", "build_in_process", "execute", "judge", "solve_in_process",
+__all__ = ["Outcome", "ResolvedPair", "SolveResult", "build_in_process", "execute", "judge", "solve_in_process",
            "warm_up"]

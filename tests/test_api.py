@@ -135,7 +135,7 @@ def test_bad_solve_arguments_are_usage_errors_before_any_work():
         (dict(count=True), "count must be an integer"),
         (dict(time_limit_s=0), "time_limit_s must be a number of seconds > 0"),
         (dict(time_limit_s="10"), "time_limit_s must be a number of seconds > 0, not '10'"),
-        (dict(memory_mb=10), "memory_mb must be at least 64 (a Python worker needs that much), not 10"),
+        (dict(memory_mb=10), r"memory_mb must be at least 64 \(a Python worker needs that much\), not 10"),
         (dict(memory_mb=512, isolated=False), "memory_mb and pool are for isolated runs"),
         (dict(pool="workers"), "pool must be a harness.api.WorkerPool"),
         (dict(time_limt_s=10), r"solve\(\): got an unexpected keyword argument 'time_limt_s'"),

@@ -1,8 +1,10 @@
 """Worker processes seen from the runner: start, send a run, enforce the limits, kill, replace.
 
 This layer measures and limits; it knows nothing about what runs (a request, of the
-contract :class:`harness.core.task.Request`, names its worker and its limits and does its
-own work in the worker) nor about reports.  Each worker is
+contract :class:`harness.core.task.Request`, names its worker, carries its
+:class:`~harness.core.limits.Limits` and does its own work in the worker) nor about
+reports.  :meth:`WorkerPool.execute_many` runs several requests at once and kills those
+still going once the caller says one is decided (a race: its policy is the task's).  Each worker is
 ``python -m harness.runner.worker`` in its own session, so the whole process group can
 be signalled.  The wall-clock limit is enforced from outside: at the limit the group
 gets SIGTERM, after the grace SIGKILL; an answer that arrives after the limit is kept

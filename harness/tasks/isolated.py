@@ -17,7 +17,7 @@ from harness.core.task import PairSpec, Subject, make_spec
 from harness.errors import BackendError
 from harness.puzzle.instance import Instance
 from harness.runner.process import DEFAULT_HONOUR_S, WorkerPool
-from harness.tasks.solve import BuildRequest, RunRequest, SolvePlan, SolveResult, SolveTask, spec_of
+from harness.tasks.solve import BuildRequest, RunRequest, SolveResult, SolveTask, spec_of
 
 if TYPE_CHECKING:
     from harness.tasks.solve.race import RaceResult
@@ -44,8 +44,7 @@ class IsolatedSolver:
         options: dict[str, Any] | None = None,
         time_limit_s: float | None = None,
     ) -> SolveResult:
-        options = dict(options or {})
-        SolvePlan.of(backend, formulation, options, task)  # usage errors before any process starts
+        options = dict(options or {})  # an unknown backend or option: a UsageError before any process starts
         subject = Subject(instance.name, instance, instance.name, instance.content_hash())
         pair = PairSpec(backend, formulation, tuple(sorted(options.items())))
         spec = make_spec(subject, pair, spec_of(task), None, 1, self._limits(time_limit_s))

@@ -6,7 +6,7 @@ counts all).  A config names it ``task = "solve"``, ``"count-K"`` or ``{ kind = 
 k = K }``.  Its pairs are backend x formulation x options (``[[pairs]]`` with ``backend``,
 ``formulation``, ``options``), or a race of such pairs (``race = [...]``).
 
-A run: its pair is resolved once into a :class:`~harness.tasks.solve.run.SolvePlan` that
+A run: its pair is resolved once into a :class:`~harness.tasks.solve.run.ResolvedPair` that
 travels with the request (:mod:`harness.tasks.solve.run`, the worker half: build and
 enumerate); here every board goes through the independent verifier and ``classify`` gives
 the status (:func:`judge_execution`); :meth:`SolveTask.record` fills the record's columns
@@ -28,7 +28,7 @@ from harness.core.task import (RACE, Executed, PairSpec, ReportSection, RunSpec,
                                base_record, error_record, forms_message, read_subject)
 from harness.errors import ConfigError, InputError
 from harness.tasks.solve.race import parse_leg
-from harness.tasks.solve.run import BuildRequest, Built, RunRequest, SolvePlan, SolveResult, judge_execution
+from harness.tasks.solve.run import BuildRequest, Built, RunRequest, ResolvedPair, SolveResult, judge_execution
 from harness.tasks.solve.section import RACE_NOTE, SolveSection, corrected_solvers, mislabelled, true_solver
 
 _PAIR_KEYS = ("backend", "formulation", "options")
@@ -124,7 +124,7 @@ class SolveTask(TaskType):
             requests.append(RunRequest.of(spec.instance, leg.backend, leg.formulation, question, options,
                                           spec.limits))
         outcome = race(pool, requests, [leg.label for leg in spec.pair.legs], judge_execution)
-        standing = requests[outcome.decided_by].plan
+        standing = requests[outcome.decided_by].pair
         result = outcome.result
         rec = self.record(spec, outcome.execution, result)
         rec.update(options=dumps({"race": [leg.label for leg in spec.pair.legs]}),
@@ -217,6 +217,6 @@ def _race(entry: dict[str, Any], path: Path, where: str) -> PairSpec:
     return PairSpec(RACE, RACE, legs=tuple(legs))
 
 
-__all__ = ["BuildRequest", "Built", "RACE_NOTE", "RunRequest", "SolvePlan", "SolveResult", "SolveSection",
+__all__ = ["BuildRequest", "Built", "RACE_NOTE", "RunRequest", "ResolvedPair", "SolveResult", "SolveSection",
            "SolveTask", "corrected_solvers", "judge_execution", "mislabelled", "question_of", "spec_of",
            "true_solver"]

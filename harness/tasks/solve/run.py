@@ -1,8 +1,8 @@
-"""The solve task's run of one pair on one instance, in this process: its plan, execute, then judge.
+"""The solve task's run of one pair on one instance, in this process: the pair resolved, execute, then judge.
 
-A :class:`SolvePlan` is the pair resolved once, in the parent: the backend's name, the
-formulation, every option with its default filled in, the question and how the memory
-limit holds; it travels with the request to the worker and back to the judge.
+A :class:`ResolvedPair` is the pair resolved once, in the parent: the backend's name, the
+formulation, every option with its default filled in, the question it is asked and how the
+memory limit holds; it travels with the request to the worker and back to the judge.
 ``execute`` is the part a worker process does: abstract model -> backend build ->
 enumerate, timed, with failures caught (it imports the backend's solver library).
 ``judge`` is the part the caller does: every board through the independent verifier,
@@ -34,7 +34,7 @@ from harness.puzzle.instance import Instance
 from harness.puzzle.verify import verify
 
 @dataclass(frozen=True)
-class SolvePlan:
+class ResolvedPair:
     """One pair of the solve task on one question, resolved once (:meth:`of`, in the parent): the backend's
     registered name, the formulation, the options (every one, defaults filled in, checked), the question and
     how the worker holds the memory limit (the backend's ``memory_limit_by``)."""
@@ -47,8 +47,8 @@ class SolvePlan:
 
     @classmethod
     def of(cls, backend: str, formulation: str, options: dict[str, Any] | None = None,
-           question: Question = Question()) -> "SolvePlan":
-        """The plan of a pair as configured (UsageError: an unknown backend, formulation or option)."""
+           question: Question = Question()) -> "ResolvedPair":
+        """A pair as configured, resolved (UsageError: an unknown backend, formulation or option)."""
         solver = check_pair(backend, formulation)
         resolved = Resolved(solver.resolve_options(dict(options or {})))
         return cls(backend, formulation, resolved, question, solver.memory_limit_by(resolved))
@@ -161,10 +161,10 @@ class Outcome(WorkerOutcome):
         return f"{len(self.boards)} board(s), exhausted={self.exhausted}"
 
 
-def execute(instance: Instance, plan: SolvePlan, time_s: float | None = None) -> Outcome:
+def execute(instance: Instance, pair: ResolvedPair, time_s: float | None = None) -> Outcome:
     """Build and enumerate in this process (imports the backend's solver); no verification.  ``time_s`` is the
     run's time limit: the backend gets what remains of it after the build."""
-    cls = plan.solver_class
+    cls = pair.solver_class
     out = Outcome()
     t0 = time.perf_counter()
     try:
@@ -180,12 +180,12 @@ def execute(instance: Instance, plan: SolvePlan, time_s: float | None = None) ->
             t_build = time.perf_counter()
             answer = Answer(exhausted=True, detail=f"decided by the model precheck: {model.infeasible}")
         else:
-            solver = cls(model, plan.formulation, plan.options)
+            solver = cls(model, pair.formulation, pair.options)
             size = solver.build()
             t_build = time.perf_counter()
             out.model.update(variables=size.variables, constraints=size.constraints)
             remaining = None if time_s is None else max(time_s - (t_build - t0), 0.0)
-            answer = solver.enumerate(plan.question.limit, remaining)
+            answer = solver.enumerate(pair.question.limit, remaining)
         t_solve = time.perf_counter()
     except MemoryError as exc:  # its own message when it has one (a tool's measuring layer says what ended it)
         out.failure, out.error = "memout", f"MemoryError: {exc or 'the run went over its memory limit'}"
@@ -213,7 +213,7 @@ def execute(instance: Instance, plan: SolvePlan, time_s: float | None = None) ->
 
 def judge(
     instance: Instance,
-    plan: SolvePlan,
+    pair: ResolvedPair,
     outcome: Outcome | None,
     termination: Termination | None = None,
     error: str = "",
@@ -225,9 +225,9 @@ def judge(
     limit); ``outcome`` is None when no answer came back at all.  An answer that
     arrived after the wall limit is kept as detail, never as the answer.
     """
-    task = plan.question
+    task = pair.question
     result = SolveResult(
-        instance=instance.name, backend=plan.backend, formulation=plan.formulation, options=dict(plan.options),
+        instance=instance.name, backend=pair.backend, formulation=pair.formulation, options=dict(pair.options),
         task=task.label, status=Status.ERROR, termination=Termination.CRASH, error=error, detail=detail,
     )
     if outcome is None:
@@ -267,16 +267,16 @@ def solve_in_process(
     time_limit_s: float | None = None,
 ) -> SolveResult:
     """Run one pair on one instance in this process (imports the backend's solver)."""
-    plan = SolvePlan.of(backend, formulation, options, task)
-    return judge(instance, plan, execute(instance, plan, time_limit_s))
+    pair = ResolvedPair.of(backend, formulation, options, task)
+    return judge(instance, pair, execute(instance, pair, time_limit_s))
 
 
-def build_in_process(instance: Instance, plan: SolvePlan) -> dict[str, Any]:
+def build_in_process(instance: Instance, pair: ResolvedPair) -> dict[str, Any]:
     """Only build (abstract model + native solver model); for build-time benchmarks."""
     t0 = time.perf_counter()
     model = build_model(instance)
     t1 = time.perf_counter()
-    size = plan.solver_class(model, plan.formulation, plan.options).build()
+    size = pair.solver_class(model, pair.formulation, pair.options).build()
     t2 = time.perf_counter()
     return {"model_s": t1 - t0, "native_s": t2 - t1, "build_s": t2 - t0,
             "variables": size.variables, "constraints": size.constraints,
@@ -295,32 +295,32 @@ def warm_up(backend: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class RunRequest(Request):
-    """One run of a plan on a puzzle, for its worker (picklable): the plan, the run's limits and the warm worker
+    """One run of a pair on a puzzle, for its worker (picklable): the pair, the run's limits and the warm worker
     it runs in (``worker``: the backend with its options as configured)."""
 
     instance: Any
-    plan: SolvePlan
+    pair: ResolvedPair
     limits: Limits = NO_LIMITS
     worker: str = ""
 
     @classmethod
     def of(cls, instance: Any, backend: str, formulation: str, question: Question = Question(),
            options: dict[str, Any] | None = None, limits: Limits = NO_LIMITS) -> "RunRequest":
-        """The request of a pair as configured (its plan resolved here, once)."""
+        """The request of a pair as configured (resolved here, once)."""
         given = dict(options or {})
-        return cls(instance, SolvePlan.of(backend, formulation, given, question), limits, worker_key(backend, given))
+        return cls(instance, ResolvedPair.of(backend, formulation, given, question), limits, worker_key(backend, given))
 
     def key(self) -> str:
-        return self.worker or worker_key(self.plan.backend, dict(self.plan.options))
+        return self.worker or worker_key(self.pair.backend, dict(self.pair.options))
 
     def execute(self) -> Outcome:
-        return execute(self.instance, self.plan, self.limits.time_s)
+        return execute(self.instance, self.pair, self.limits.time_s)
 
     def warm(self) -> dict[str, str]:
-        return warm_up(self.plan.backend)
+        return warm_up(self.pair.backend)
 
     def memory_limit_by(self) -> str:
-        return self.plan.memory_limit_by
+        return self.pair.memory_limit_by
 
 
 @dataclass
@@ -335,7 +335,7 @@ class BuildRequest(Request):
     """Only build (abstract model + native model) in the backend's worker: for build-time benchmarks."""
 
     instance: Any
-    plan: SolvePlan
+    pair: ResolvedPair
     limits: Limits = NO_LIMITS
     worker: str = ""
 
@@ -343,19 +343,19 @@ class BuildRequest(Request):
     def of(cls, instance: Any, backend: str, formulation: str, options: dict[str, Any] | None = None,
            limits: Limits = NO_LIMITS) -> "BuildRequest":
         given = dict(options or {})
-        return cls(instance, SolvePlan.of(backend, formulation, given), limits, worker_key(backend, given))
+        return cls(instance, ResolvedPair.of(backend, formulation, given), limits, worker_key(backend, given))
 
     def key(self) -> str:
-        return self.worker or worker_key(self.plan.backend, dict(self.plan.options))
+        return self.worker or worker_key(self.pair.backend, dict(self.pair.options))
 
     def execute(self) -> Built:
-        return Built(sizes=build_in_process(self.instance, self.plan))
+        return Built(sizes=build_in_process(self.instance, self.pair))
 
     def warm(self) -> dict[str, str]:
-        return warm_up(self.plan.backend)
+        return warm_up(self.pair.backend)
 
     def memory_limit_by(self) -> str:
-        return self.plan.memory_limit_by
+        return self.pair.memory_limit_by
 
 
 def judge_execution(request: RunRequest, execution: Any) -> SolveResult:
@@ -363,11 +363,11 @@ def judge_execution(request: RunRequest, execution: Any) -> SolveResult:
     termination = None if execution.kind == "ok" else termination_of(execution.kind)
     late = execution.outcome if execution.kind == "timeout" else None
     if late is not None and late.hit_limit and not late.failure and \
-            not request.plan.question.decided(len(late.boards), late.exhausted):
+            not request.pair.question.decided(len(late.boards), late.exhausted):
         # the solver stopped itself on its own limit, just after the runner's: an undecided run
         # either way; keep "solver-limit" (overshoot_s says how late)
         termination = Termination.SOLVER_LIMIT
-    result = judge(request.instance, request.plan, execution.outcome, termination, execution.error,
+    result = judge(request.instance, request.pair, execution.outcome, termination, execution.error,
                    execution.detail)
     result.times.setdefault("total_s", execution.wall_s)
     result.times["wall_s"] = execution.wall_s
@@ -377,5 +377,5 @@ def judge_execution(request: RunRequest, execution: Any) -> SolveResult:
     return result
 
 
-__all__ = ["BuildRequest", "Built", "Outcome", "RunRequest", "SolvePlan", "SolveResult", "build_in_process",
+__all__ = ["BuildRequest", "Built", "Outcome", "RunRequest", "ResolvedPair", "SolveResult", "build_in_process",
            "execute", "judge", "judge_execution", "solve_in_process", "warm_up"]
