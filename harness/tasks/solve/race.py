@@ -116,11 +116,9 @@ class RaceResult:
 
     @property
     def result(self) -> Any:
-        """The standing leg's judged result, with the race's times (where the result keeps times)."""
+        """The standing leg's judged result, with the race's times."""
         leg = self.legs[self.decided_by]
         assert leg.result is not None
-        if not hasattr(leg.result, "times"):
-            return leg.result
         times = dict(leg.result.times, wall_s=self.wall_s)
         cpu = self.cpu_s
         if cpu is not None:
