@@ -27,7 +27,7 @@ from harness.core.tables import configured_options, get, toml_type, unknown
 from harness.core.task import (RACE, Executed, PairSpec, ReportSection, RunSpec, Subject, TaskSpec, TaskType,
                                base_record, error_record, forms_message, read_subject)
 from harness.errors import ConfigError, InputError
-from harness.tasks.solve.race import parse_leg
+from harness.tasks.solve.race import parse_leg, race
 from harness.tasks.solve.run import BuildRequest, Built, RunRequest, ResolvedPair, SolveResult, judge_execution
 from harness.tasks.solve.section import RACE_NOTE, SolveSection, corrected_solvers, mislabelled, true_solver
 
@@ -40,6 +40,8 @@ def _count_k(kind: str) -> int | None:
 
 
 def question_of(spec: TaskSpec) -> Question:
+    """The question of a configured solve task (read once per run, in the parent: it travels in the request's
+    :class:`~harness.tasks.solve.run.ResolvedPair`)."""
     return Question.of_label(spec.label)
 
 
@@ -113,8 +115,6 @@ class SolveTask(TaskType):
     def _race(self, pool: Any, spec: RunSpec) -> Executed:
         """A racing portfolio (:mod:`harness.tasks.solve.race`): the standing leg's answer, the race's wall time,
         every leg's CPU time; ``detail`` (JSON) names the winner and how each leg ended."""
-        from harness.tasks.solve.race import race
-
         question = question_of(spec.task)
         requests = []
         for leg in spec.pair.legs:
