@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from harness.core.limits import Limits
 from harness.core.status import Question
 from harness.puzzle.formats import read_instance
 from harness.runner import process
@@ -41,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     real = process.tree_cpu_s
     rows = []
     started = time.perf_counter()
-    with WorkerPool(grace_s=5.0, warm=True) as pool:
+    with WorkerPool(warm=True) as pool:
         for backend in args.backend or BACKENDS:
-            request = RunRequest(inst, backend, "placement", Question(), {}, 30.0, 4096)
+            request = RunRequest.of(inst, backend, "placement", Question(), {}, Limits(30.0, 4096, 5.0))
             pool.execute(request)  # warm up outside the measurement
             for i in range(2 * args.runs):
                 mode = ("on", "off")[(i + i // 2) % 2]  # on off off on on off ...: neither always goes first

@@ -44,7 +44,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     config = load_config(args.config)
     specs = expand(config)
-    grace = config.limits.grace_s
     stores = {mode: ResultsStore(Path(f"{config.output}-{mode}")) for mode in ("warm", "cold")}
     for mode, store in stores.items():
         store.begin(f"{config.name}-{mode}", config.hash, config.text, fresh=True, plan=plan_of(specs))
@@ -52,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     walls: dict[tuple[str, str], list[float]] = {}
     bad = 0
     started = time.perf_counter()
-    with WorkerPool(grace, warm=True) as warm, WorkerPool(grace, warm=False) as cold:
+    with WorkerPool(warm=True) as warm, WorkerPool(warm=False) as cold:  # each run's grace: its spec's limits
         for i, spec in enumerate(specs):
             for mode, pool in (("warm", warm), ("cold", cold)) if i % 2 == 0 else (("cold", cold), ("warm", warm)):
                 rec = execute_spec(pool, spec)

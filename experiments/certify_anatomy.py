@@ -21,7 +21,7 @@ The board is the instance's ``planted`` one (checked by the verifier) when it ha
 first the search finds.  Each part runs in its own worker process, which sends each search's
 row as it ends (killed when a row is over a minute late); every search has ``--limit``
 seconds.  Writes ``runs.csv`` (one row per search, kept as it comes: see
-:mod:`harness.runner.runs_csv`) and ``summary.md``.  ``--resume`` keeps every earlier row but
+``benchmarks/runs_csv.py``) and ``summary.md``.  ``--resume`` keeps every earlier row but
 those of an instance asked for that lacks a part asked for, which runs again whole; a failed or
 timed-out search is a result and is kept.
 """
@@ -36,7 +36,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from harness.runner.runs_csv import RunsFile, earlier_runs, resumed
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from runs_csv import RunsFile, earlier_runs, resumed  # noqa: E402 - benchmarks/runs_csv.py
 
 PAIR = {"branching": "long-first", "lazy_lp": False}
 PARTS = ("whole", "cube", "given")

@@ -35,7 +35,8 @@ from typing import Iterator
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import certify_anatomy as anatomy  # noqa: E402 - a sibling script
 
-from harness.runner.runs_csv import RunsFile, earlier_runs, resumed  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from runs_csv import RunsFile, earlier_runs, resumed  # noqa: E402 - benchmarks/runs_csv.py
 
 FIELDS = ["instance", "part", "key", "holds_board", "result", "boards", "wall_s", "cpu_s", "branches", "conflicts"]
 CORES = (1, 2, 4, 8, 16, 32, 64)

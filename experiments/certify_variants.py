@@ -55,7 +55,8 @@ import sys
 import time
 from pathlib import Path
 
-from harness.runner.runs_csv import RunsFile, earlier_runs, resumed
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from runs_csv import RunsFile, earlier_runs, resumed  # noqa: E402 - benchmarks/runs_csv.py
 
 PAIR = {"branching": "long-first", "lazy_lp": False}
 FIELDS = ["instance", "variant", "result", "boards", "wall_s", "cpu_s", "branches", "conflicts", "detail"]

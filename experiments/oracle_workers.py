@@ -52,7 +52,7 @@ class _Enough(Exception):
 def parse_setting(text: str) -> tuple[str, dict]:
     """``LABEL=KEY=VALUE,...`` -> (label, cpsat options), parsed as a race leg's and checked by the backend."""
     from harness.backends.registry import get_backend
-    from harness.runner.race import parse_leg
+    from harness.tasks.solve.race import parse_leg
 
     label, sep, rest = text.partition("=")
     if not sep or not label:

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from harness.runner.config import Config
     from harness.runner.process import WorkerPool
     from harness.runner.run import CampaignOutcome
-    from harness.solve import SolveResult
+    from harness.tasks.solve.run import SolveResult
     from harness.tasks.count import CountResult
     from harness.tasks.play import PlayResult
 
@@ -59,7 +59,7 @@ _LAZY = {
     "Board": "harness.puzzle.board", "CampaignOutcome": "harness.runner.run", "Config": "harness.runner.config",
     "CountResult": "harness.tasks.count", "Deployment": "harness.counting.deployment",
     "Instance": "harness.puzzle.instance", "PlayResult": "harness.tasks.play", "Question": "harness.core.status",
-    "SolveResult": "harness.solve", "WorkerPool": "harness.runner.process",
+    "SolveResult": "harness.tasks.solve.run", "WorkerPool": "harness.runner.process",
 }
 """The types a user meets, by the module that owns each: imported on first use (PEP 562)."""
 
@@ -130,20 +130,30 @@ def _options(value: Any) -> dict[str, Any]:
 
 
 def _limits(time_limit_s: Any, memory_mb: Any, isolated: bool, pool: Any, *, timed_here: bool = True) -> Any:
-    """The run's :class:`~harness.core.task.Limits`; an in-process run takes no memory limit nor pool."""
-    from harness.core.task import Limits
-    from harness.runner.process import DEFAULT_GRACE_S, WorkerPool
+    """The run's :class:`~harness.core.limits.Limits` (built and range-checked by ``Limits.checked``, as a config's
+    and the command line's are); an in-process run takes no memory limit nor pool."""
+    from harness.core.limits import Limits
+    from harness.errors import LimitError
+    from harness.runner.process import WorkerPool
 
-    time_s = _seconds("time_limit_s", time_limit_s)
-    memory = _number("memory_mb", memory_mb, low=64, integer=True)
+    _seconds("time_limit_s", time_limit_s)
+    if memory_mb is not None and (isinstance(memory_mb, bool) or not isinstance(memory_mb, int)):
+        raise UsageError(f"memory_mb must be an integer number of MB, not {memory_mb!r}")  # the range: below
     if not isolated:
-        if memory is not None or pool is not None:
+        if memory_mb is not None or pool is not None:
             raise UsageError("memory_mb and pool are for isolated runs: leave them out with isolated=False")
-        if time_s is not None and not timed_here:
+        if time_limit_s is not None and not timed_here:
             raise UsageError("an in-process game has no time limit (isolated=True enforces one)")
     if pool is not None and not isinstance(pool, WorkerPool):
         raise UsageError(f"pool must be a harness.api.WorkerPool, not {type(pool).__name__}")
-    return Limits(time_s, memory, pool.grace_s if pool is not None else DEFAULT_GRACE_S)
+    try:
+        return Limits.checked(time_s=None if time_limit_s is None else float(time_limit_s), memory_mb=memory_mb,
+                              grace_s=pool.grace_s if pool is not None else None)
+    except LimitError as exc:
+        raise UsageError(f"{_NAMES.get(exc.field, exc.field)} {exc.problem}") from None
+
+
+_NAMES = {"time_s": "time_limit_s"}  # what this module calls a limit field, where it differs
 
 
 def _isolated(task: Any, subject: Any, pair: Any, spec: Any, seed: int | None, repetition: int, limits: Any,
@@ -155,7 +165,7 @@ def _isolated(task: Any, subject: Any, pair: Any, spec: Any, seed: int | None, r
     run = make_spec(subject, pair, spec, seed, repetition, limits)
     if pool is not None:
         return task.execute(pool, run, **extra).result
-    with WorkerPool(grace_s=limits.grace_s) as own:
+    with WorkerPool() as own:
         return task.execute(own, run, **extra).result
 
 
@@ -254,7 +264,7 @@ def solve(instance: Instance | PathArg, backend: str | None = None, formulation:
     from harness.backends.registry import DEFAULT_BACKEND, DEFAULT_FORMULATION, check_pair
     from harness.core.status import Question
     from harness.core.task import PairSpec
-    from harness.solve import solve_in_process
+    from harness.tasks.solve.run import solve_in_process
     from harness.tasks.solve import SolveTask, spec_of
 
     backend, formulation = backend or DEFAULT_BACKEND, formulation or DEFAULT_FORMULATION

@@ -7,6 +7,7 @@
     |   +-- ConfigError            a campaign config is invalid (file, key, problem)
     |   +-- StoreMismatch          a results directory holds another config's campaign
     |   +-- StoreDamaged           a results store fails SQLite's integrity check
+    |   +-- LimitError             a limit out of range (the field and the problem; the caller adds where)
     +-- BackendUnavailable         a solver library cannot be imported
     +-- BackendError               a solver failed while building or solving
     +-- Unsupported                a counter cannot express an instance (a refused run; also a ValueError)
@@ -78,6 +79,16 @@ class StoreMismatch(InputError):
 
 class StoreDamaged(InputError):
     """A results store is damaged (overwritten pages, truncated, empty): one line naming the file."""
+
+
+class LimitError(InputError):
+    """A limit out of range (:meth:`harness.core.limits.Limits.checked`): ``field`` (``time_s``, ``memory_mb``,
+    ``grace_s``) and ``problem``; the command line and the config loader say where (``--time-limit``,
+    ``FILE: limits.time_s``)."""
+
+    def __init__(self, field: str, problem: str):
+        self.field, self.problem = field, problem
+        super().__init__(f"{field} {problem}")
 
 
 class BackendUnavailable(HarnessError):

@@ -49,7 +49,7 @@ def test_importing_the_api_loads_no_solver_pandas_numpy_or_task():
 def test_every_name_of_all_resolves_and_an_unknown_one_is_an_attribute_error():
     for name in api.__all__:
         assert getattr(api, name) is not None, name
-    assert api.SolveResult.__module__ == "harness.solve" and api.Deployment.__name__ == "Deployment"
+    assert api.SolveResult.__module__ == "harness.tasks.solve.run" and api.Deployment.__name__ == "Deployment"
     assert issubclass(api.UsageError, api.InputError) and issubclass(api.InputError, api.HarnessError)
     with pytest.raises(AttributeError, match="no_such_name"):
         api.no_such_name  # noqa: B018
@@ -135,7 +135,7 @@ def test_bad_solve_arguments_are_usage_errors_before_any_work():
         (dict(count=True), "count must be an integer"),
         (dict(time_limit_s=0), "time_limit_s must be a number of seconds > 0"),
         (dict(time_limit_s="10"), "time_limit_s must be a number of seconds > 0, not '10'"),
-        (dict(memory_mb=10), "memory_mb must be an integer >= 64"),
+        (dict(memory_mb=10), r"memory_mb must be at least 64 \(a Python worker needs that much\), not 10"),
         (dict(memory_mb=512, isolated=False), "memory_mb and pool are for isolated runs"),
         (dict(pool="workers"), "pool must be a harness.api.WorkerPool"),
         (dict(time_limt_s=10), r"solve\(\): got an unexpected keyword argument 'time_limt_s'"),

@@ -1,8 +1,9 @@
 """Import direction, one way only.
 
-core (the vocabulary: statuses, records, the task contract, plugin families) <- the domains
-(puzzle <- model; counting <- play) <- backends <- solve <- tasks (one module per task: the only
-place that joins a domain to the runner) ; runner and store know no task: they import core only,
+core (the vocabulary: statuses, records, the task contract, plugin families, limits) <- the domains
+(puzzle <- model; counting <- play) <- backends <- tasks (one module or package per task: the only
+place that joins a domain to the runner; the solve task's package holds its in-process run and its
+races; the top-level ``harness.solve`` is a re-export kept for users' scripts, imported by nothing) ; runner and store know no task: they import core only,
 and meet a task through the registry at run time; report reads stores and meets each task's
 report section through the registry; conform and generate run plugins through a task; cli and api (the Python
 facade) on top, side by side: neither imports the other.
@@ -20,7 +21,7 @@ import pytest
 from harness.backends.registry import BACKENDS
 
 PKG = Path(__file__).resolve().parents[1] / "harness"
-DOMAINS = {"puzzle", "model", "counting", "play", "backends", "solve"}
+DOMAINS = {"puzzle", "model", "counting", "play", "backends", "solve"}  # solve: the shim harness/solve.py
 # Each layer may import only from the layers listed for it (and itself).
 ALLOWED = {
     "errors": {"errors"},
@@ -32,21 +33,20 @@ ALLOWED = {
     "tools": {"core", "errors", "tools"},  # solver binaries as data: entries, parsers, running a process (core:
     # a tool entry's own parser "module:function" is imported as plugins are)
     "backends": {"core", "errors", "puzzle", "model", "tools", "backends"},
-    "solve": {"core", "errors", "puzzle", "model", "backends", "solve", "__init__"},
+    "solve": {"tasks"},  # a re-export of harness.tasks.solve.run, kept for users' scripts
     "store": {"core", "errors", "store"},
     "runner": {"core", "errors", "store", "runner", "__init__"},  # task-agnostic: no domain, no task
-    "tasks": {"core", "errors", "puzzle", "model", "counting", "play", "backends", "solve", "runner", "report",
+    "tasks": {"core", "errors", "puzzle", "model", "counting", "play", "backends", "runner", "report",
               "tasks", "__init__"},
     "report": {"core", "errors", "store", "report", "puzzle"},  # puzzle: the verifier, formats (no solver)
-    "conform": {"core", "errors", "puzzle", "counting", "play", "solve", "tasks", "runner", "conform"},
-    "generate": {"core", "errors", "puzzle", "model", "backends", "solve", "runner", "tasks", "generate",
-                 "__init__"},
-    "api": {"core", "errors", "puzzle", "counting", "play", "backends", "solve", "tasks", "runner", "report", "api"},
-    "cli": {"core", "errors", "puzzle", "model", "tools", "backends", "solve", "runner", "store", "report", "generate",
+    "conform": {"core", "errors", "puzzle", "counting", "play", "tasks", "runner", "conform"},
+    "generate": {"core", "errors", "puzzle", "model", "backends", "runner", "tasks", "generate", "__init__"},
+    "api": {"core", "errors", "puzzle", "counting", "play", "backends", "tasks", "runner", "report", "api"},
+    "cli": {"core", "errors", "puzzle", "model", "tools", "backends", "runner", "store", "report", "generate",
             "counting", "play", "tasks", "conform", "cli", "__init__"},
 }
 MEASURING = ("runner/run.py", "runner/campaign.py", "runner/worker.py", "runner/process.py", "runner/config.py",
-             "runner/local.py", "runner/dask.py", "runner/race.py", "runner/progress.py", "store/sqlite.py")
+             "runner/local.py", "runner/dask.py", "runner/progress.py", "store/sqlite.py")
 SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat", "cpmpy", "minizinc", "pyscipopt", "pychoco", "z3", "exact",
                "pumpkin_solver", "pindakaas", "clingo"}
 
@@ -96,7 +96,7 @@ def test_the_measuring_layer_imports_no_task_and_no_domain(name):
 
 def test_loading_the_measuring_layer_loads_no_task_or_domain_module():
     code = ("import sys; import harness.runner.run, harness.runner.local, harness.runner.dask, harness.runner.worker, "
-            "harness.runner.race, harness.store; from harness.runner.config import load_config; "
+            "harness.store; from harness.runner.config import load_config; "
             "bad = sorted(m for m in sys.modules if m.split('.')[:2] and len(m.split('.')) > 1 and m.split('.')[0] "
             f"== 'harness' and m.split('.')[1] in {sorted(DOMAINS | {'tasks'})!r}); assert not bad, bad; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -10,7 +10,7 @@ from harness.core.status import Status, Question, Termination
 from harness.errors import UsageError
 from harness.puzzle.instance import Instance
 from harness.tasks.isolated import IsolatedSolver
-from harness.solve import solve_in_process
+from harness.tasks.solve.run import solve_in_process
 
 # 3x3, one submarine per row... a 3x3 board with fleet {1: 2}
 GOOD = ("O.O", "...", "...")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.core.limits import NO_LIMITS, Limits
 from harness.core.record import dumps
 from harness.core.status import Status, Termination
 from harness.core.tables import get
@@ -56,8 +57,7 @@ class Squared(WorkerOutcome):
 class SquareRequest(Request):
     n: int
     method: str
-    time_limit_s: float | None = None
-    memory_mb: int | None = None
+    limits: Limits = NO_LIMITS
 
     def key(self) -> str:
         return f"square:{self.method}"
@@ -105,8 +105,7 @@ class SquareTask(TaskType):
     def execute(self, pool: Any, spec: Any) -> Executed:
         if spec.instance is None:
             return Executed(error_record(spec, spec.load_error))
-        ex = pool.execute(SquareRequest(spec.instance.n, spec.pair.plugin, spec.limits.time_s,
-                                        spec.limits.memory_mb))
+        ex = pool.execute(SquareRequest(spec.instance.n, spec.pair.plugin, spec.limits))
         termination = termination_of(ex.kind)
         value = ex.outcome.value if ex.kind == "ok" else None
         right = value is None or value == spec.instance.n ** 2

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
-from harness.core.options import Option, resolve
+from harness.core.options import Option, Resolved, resolve
 from harness.errors import UsageError
 from harness.model import Model
 from harness.puzzle.board import Board
@@ -154,7 +154,7 @@ class Backend:
             )
         self.model = model
         self.formulation = formulation
-        self.opts = self.resolve_options(options or {})
+        self.opts = dict(options) if isinstance(options, Resolved) else self.resolve_options(options or {})
 
     @classmethod
     def declared_options(cls) -> dict[str, Option]:

@@ -12,6 +12,8 @@ import argparse
 import sys
 from typing import Any
 
+from harness.core.limits import DEFAULT_GRACE_S
+
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 BAD_INPUT = "bad input (an unknown name, option or file; a malformed file or config): one line on stderr"
 
@@ -79,34 +81,33 @@ def add_limits(p: argparse.ArgumentParser, per: str, *, memory_default: int | No
 def add_grace(p: argparse.ArgumentParser) -> None:
     """``--grace S``: one meaning and one default (the campaigns', :func:`grace_of`) in every command."""
     p.add_argument("--grace", type=float, default=None, metavar="S",
-                   help="after SIGTERM at the time limit, seconds until SIGKILL (default: 5, as in campaigns)")
+                   help=f"after SIGTERM at the time limit, seconds until SIGKILL (default: {DEFAULT_GRACE_S:g}, as in "
+                        "campaigns)")
 
 
 def grace_of(args: argparse.Namespace) -> float:
     """The grace a command's ``--grace`` asks for, or the campaigns' default."""
-    from harness.runner.process import DEFAULT_GRACE_S
-
     return DEFAULT_GRACE_S if args.grace is None else args.grace
 
 
-def check_limits(args: argparse.Namespace) -> None:
-    """The limit options' values, checked before any work (UsageError)."""
-    from harness.errors import UsageError
-
-    if args.time_limit is not None and not (0 < args.time_limit < 1e7):
-        raise UsageError(f"--time-limit must be a number of seconds > 0, not {args.time_limit:g}")
-    if args.grace is not None and not 0 <= args.grace < 1e5:
-        raise UsageError(f"--grace must be a number of seconds >= 0, not {args.grace:g}")
-    if args.memory_mb is not None and args.memory_mb < 64:
-        raise UsageError(f"--memory-mb must be at least 64 (a Python worker needs that much), "
-                         f"not {args.memory_mb:g}")
+_FLAGS = {"time_s": "--time-limit", "memory_mb": "--memory-mb", "grace_s": "--grace"}
 
 
 def limits_of(args: argparse.Namespace) -> Any:
-    """The :class:`~harness.core.task.Limits` of a single-shot command."""
-    from harness.core.task import Limits
+    """The :class:`~harness.core.limits.Limits` of a single-shot command, range-checked before any work (a
+    UsageError naming the option)."""
+    from harness.core.limits import Limits
+    from harness.errors import LimitError, UsageError
 
-    return Limits(args.time_limit, args.memory_mb, grace_of(args))
+    try:
+        return Limits.checked(time_s=args.time_limit, memory_mb=args.memory_mb, grace_s=args.grace)
+    except LimitError as exc:
+        raise UsageError(f"{_FLAGS[exc.field]} {exc.problem}") from None
+
+
+def check_limits(args: argparse.Namespace) -> None:
+    """The limit options' values, checked before any work (UsageError): :func:`limits_of`'s check."""
+    limits_of(args)
 
 
 def error(msg: str) -> None:

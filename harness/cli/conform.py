@@ -121,7 +121,7 @@ def _conform(kind: str, name: str, formulations: list[str], options: dict[str, A
 
         with IsolatedSolver(grace_s=grace) as solver:
             return conform(solver, name, formulations, options, checks, progress=show)
-    with WorkerPool(grace_s=grace) as pool:
+    with WorkerPool() as pool:  # each run's grace comes with its limits
         if kind == "counter":
             from harness.conform.counters import conform_counter
 

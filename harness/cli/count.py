@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     task = CountTask()
     spec_of_task = TaskSpec("count", args.by)
     pair = PairSpec(args.counter, args.by, tuple(sorted((k, args.options[k]) for k in dict(args.option))))
-    with WorkerPool(grace_s=limits.grace_s) as pool:
+    with WorkerPool() as pool:
         for path in args.paths:
             try:
                 dep = read_deployment(path)

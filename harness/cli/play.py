@@ -223,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
         return run_optimal(args, names, made, board)
     limits = limits_of(args)
     task, spec_of_task = PlayTask(), TaskSpec("play", "play")
-    with WorkerPool(grace_s=limits.grace_s) as pool:
+    with WorkerPool() as pool:
         if args.watch or args.strip:
             name = names[0]
             pair = PairSpec(name, args.rule, tuple(sorted(made[name][1].items())))

@@ -53,7 +53,7 @@ def run_optimal(args: argparse.Namespace, names: list[str], made: dict, board: A
     params = {"costly": True, "budget": 200_000, "rounds": 4}
     bad = 0
     optimum = None
-    with WorkerPool(grace_s=limits.grace_s) as pool:
+    with WorkerPool() as pool:
         for name in [OPTIMAL, *names]:
             options = tuple(sorted(made[name][1].items())) if name in made else ()
             pair = PairSpec(name, args.rule, options)

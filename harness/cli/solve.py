@@ -59,11 +59,10 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from harness.backends.registry import DEFAULT_BACKEND, DEFAULT_FORMULATION, check_pair
     from harness.core.status import Question
-    from harness.core.task import PairSpec, Subject, make_spec
+    from harness.core.task import RACE, PairSpec, Subject, make_spec
     from harness.puzzle.formats import FORMATS, read_instance
     from harness.runner.process import WorkerPool
-    from harness.runner.race import RACE
-    from harness.solve import solve_in_process
+    from harness.tasks.solve.run import solve_in_process
     from harness.tasks.solve import SolveTask, spec_of
 
     options: dict[str, Any] = dict(args.option)
@@ -90,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
     exit_code = 0
     task = SolveTask()
-    with WorkerPool(grace_s=limits.grace_s) as pool:
+    with WorkerPool() as pool:
         for path in args.paths:
             try:
                 inst = read_instance(path, args.input_format)
@@ -125,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
 def _race_legs(args: argparse.Namespace, shared: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     """The legs of ``solve --race``, each checked (backend, formulation, options) before any work."""
     from harness.backends.registry import check_pair
-    from harness.runner.race import parse_leg, split_pairs
+    from harness.tasks.solve.race import parse_leg, split_pairs
 
     if args.backend or args.formulation or args.option or args.in_process:
         raise UsageError("--race names its pairs itself: leave out --backend, --formulation and --option "

@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from harness.conform.cases import LIMIT_CASE, SOLVER_UNSAT, TINY, truth
 from harness.core.status import Status, Question, Termination
-from harness.solve import SolveResult
+from harness.tasks.solve.run import SolveResult
 
 CHECKS = ("count-all", "count-2", "solve", "unsat", "verified", "limit")
 LIMIT_S = 1.0  # the limit check's time limit

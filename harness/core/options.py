@@ -71,4 +71,9 @@ def describe(declared: dict[str, Option]) -> dict[str, dict[str, Any]]:
                 "help": o.help} for k, o in declared.items()}
 
 
-__all__ = ["Option", "coerce", "describe", "resolve"]
+class Resolved(dict):
+    """A plugin's options as :func:`resolve` returned them (every option, defaults filled in, checked): a
+    plugin constructed with one takes them as they are instead of resolving them again."""
+
+
+__all__ = ["Option", "Resolved", "coerce", "describe", "resolve"]

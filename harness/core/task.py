@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from harness.core.limits import NO_LIMITS, Limits
 from harness.core.plugins import Family, overridden
 from harness.core.record import SCHEMA, SQL_TYPES, dumps, empty_record
 from harness.core.status import Status, Termination
@@ -40,15 +41,6 @@ from harness.errors import ConfigError, InputError
 
 HOST = socket.gethostname()
 RACE = "race"  # the plugin and variant a race's records carry (its backend and formulation columns)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The limits of every run of a campaign (or of a single-shot command)."""
-
-    time_s: float | None = 60.0
-    memory_mb: int | None = 4096
-    grace_s: float = 5.0
 
 
 RANK_BY = ("auto", "cpu", "wall")
@@ -198,7 +190,8 @@ def worker_key(plugin: str, options: dict[str, Any] | None = None) -> str:
 class Request:
     """What a worker gets for one run (picklable); each task's request class subclasses it.
 
-    ``time_limit_s`` and ``memory_mb`` are its limits (attributes of the subclass);
+    ``limits`` is its :class:`~harness.core.limits.Limits` (a field of the subclass: the
+    run spec's limits, the one channel from the config or command line to the worker);
     ``key()`` names the warm worker it runs in (runs of one key share a process, runs of
     two keys never do); ``execute()`` is the part the worker does, its failures caught
     and returned (an exception escaping it is recorded as a crash); ``warm()`` imports
@@ -207,8 +200,7 @@ class Request:
     (``RLIMIT_AS``) or ``rss`` (sampled from outside).
     """
 
-    time_limit_s: float | None = None
-    memory_mb: int | None = None
+    limits: Limits = NO_LIMITS
 
     def key(self) -> str:
         raise NotImplementedError
@@ -223,6 +215,15 @@ class Request:
         return "address-space"
 
 
+def limits_of(request: Any) -> Limits:
+    """The limits ``request`` carries.  A request of a plugin task written before requests carried
+    :class:`Limits` (``time_limit_s`` and ``memory_mb`` attributes) is read as those, with the default grace."""
+    limits = getattr(request, "limits", None)
+    if isinstance(limits, Limits) and (limits is not NO_LIMITS or not hasattr(request, "time_limit_s")):
+        return limits
+    return Limits(getattr(request, "time_limit_s", None), getattr(request, "memory_mb", None))
+
+
 @dataclass
 class WorkerOutcome:
     """What a worker sends back for one run: the task's own fields, and these the worker fills in."""
@@ -230,6 +231,10 @@ class WorkerOutcome:
     failure: str = ""  # "" ran to its end; "memout" or "MemoryError": out of memory; else one line why not
     cpu_s: float | None = None  # user + system CPU of the worker and its children during the run
     peak_rss_mb: float | None = None
+
+    def summary(self) -> str:
+        """What this answer said, in a few words (the runner's note on a late answer)."""
+        return type(self).__name__
 
 
 @dataclass
@@ -252,10 +257,14 @@ def times_of(wall_s: float) -> tuple[str, str]:
     return started.isoformat(timespec="milliseconds"), ended.isoformat(timespec="milliseconds")
 
 
+TERMINATIONS = {"ok": Termination.COMPLETED, "timeout": Termination.TIMEOUT, "memout": Termination.MEMOUT,
+                "crash": Termination.CRASH}
+"""The one table from how the runner saw an execution end (its ``kind``) to the run's termination."""
+
+
 def termination_of(kind: str) -> Termination:
     """The termination of an execution as the runner measured it (``ok``: the worker answered)."""
-    return {"ok": Termination.COMPLETED, "timeout": Termination.TIMEOUT, "memout": Termination.MEMOUT,
-            "crash": Termination.CRASH}[kind]
+    return TERMINATIONS[kind]
 
 
 def base_record(spec: RunSpec, execution: Any = None) -> dict[str, Any]:
@@ -509,9 +518,22 @@ def task_for_kind(kind: str) -> type[TaskType] | None:
     return None
 
 
+_BY_LABEL: dict[str, type[TaskType] | None] = {}
+_BY_LABEL_OF: list[Any] = [None]  # the registry's entry points the cache was filled from
+
+
 def task_for_label(label: str) -> type[TaskType] | None:
-    """The task whose runs carry ``label`` in their ``question`` column (None: no registered task owns it)."""
-    return task_for_kind(label) if ":" not in label else None
+    """The task whose runs carry ``label`` in their ``question`` column (None: no registered task owns it); looked
+    up once per label (until the registry's entry points are scanned again)."""
+    if ":" in label:
+        return None
+    origins = TASKS.plugin_origins()
+    if _BY_LABEL_OF[0] is not origins:
+        _BY_LABEL.clear()
+        _BY_LABEL_OF[0] = origins
+    if label not in _BY_LABEL:
+        _BY_LABEL[label] = task_for_kind(label)
+    return _BY_LABEL[label]
 
 
 def task_name_of_label(label: str) -> str:
@@ -536,6 +558,6 @@ def task_of(spec: TaskSpec) -> type[TaskType]:
 
 
 __all__ = ["CONTROL_SUFFIX", "Executed", "HOST", "Limits", "PairSpec", "RACE", "RANK_BY", "ReportSection", "Request",
-           "RunSpec", "Subject", "TASKS", "TaskSpec", "TaskType", "WorkerOutcome", "base_record", "error_record",
-           "forms_message", "interleaved", "make_spec", "now_iso", "read_subject", "run_id", "task_classes",
+           "RunSpec", "Subject", "TASKS", "TERMINATIONS", "TaskSpec", "TaskType", "WorkerOutcome", "base_record",
+           "error_record", "forms_message", "interleaved", "limits_of", "make_spec", "now_iso", "read_subject", "run_id", "task_classes",
            "task_for_kind", "task_for_label", "task_name_of_label", "task_of", "termination_of", "times_of", "worker_key"]

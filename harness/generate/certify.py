@@ -15,7 +15,7 @@ from harness.core.status import Question
 from harness.errors import UsageError
 from harness.puzzle.instance import Instance
 from harness.tasks.isolated import IsolatedSolver
-from harness.solve import SolveResult
+from harness.tasks.solve.run import SolveResult
 
 DEFAULT_PAIR = "cpsat/placement"
 
@@ -32,7 +32,7 @@ def parse_pair(text: str) -> tuple[str, str]:
 def parse_certify(text: str) -> list[tuple[str, str, dict[str, Any]]]:
     """``--certify``: one pair (``cpsat/placement``) or a race of pairs separated by commas
     (``cpsat/placement,sat[solver=glucose4]/placement``), each checked with its options."""
-    from harness.runner.race import parse_leg, split_pairs
+    from harness.tasks.solve.race import parse_leg, split_pairs
 
     legs = []
     for part in split_pairs(text):
@@ -50,7 +50,7 @@ def parse_certify(text: str) -> list[tuple[str, str, dict[str, Any]]]:
 class Certifier:
     """Callable: instance -> the verified, classified result of a complete count-2.
 
-    With several pairs (``parse_certify``) it races them (:mod:`harness.runner.race`):
+    With several pairs (``parse_certify``) it races them (:mod:`harness.tasks.solve.race`):
     the first decided answer certifies, and ``last_race`` says who won."""
 
     def __init__(self, pair: str = DEFAULT_PAIR, limit_s: float = 600.0, options: dict[str, Any] | None = None,

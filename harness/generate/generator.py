@@ -44,10 +44,10 @@ from harness.generate.journal import Journal, question_id
 from harness.generate.oracle import (FALLBACK_LIMIT_S, FALLBACK_OPTIONS, FALLBACK_PAIR, ORACLE_PAIR,
                                      ORACLE_SOLVER, Undecided, UniquenessOracle)
 from harness.puzzle.board import Board
-from harness.runner.race import leg_label
+from harness.tasks.solve.race import leg_label
 from harness.puzzle.instance import Cell, Hint, Instance
 from harness.puzzle.plant import default_fleet, instance_from_board, random_board
-from harness.solve import SolveResult
+from harness.tasks.solve.run import SolveResult
 
 HINT_MODES = ("unique", "minimal")
 UNSAT_CAUSES = ("clue-sum", "clue-shift", "fleet-extra", "fleet-swap", "wrong-hint")

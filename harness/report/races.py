@@ -1,7 +1,7 @@
 """Racing portfolios in a report: which leg won how often, read from the stored race records.
 
 A race's run record carries ``backend = "race"`` and, in ``detail``, the winner and how
-each leg ended (:mod:`harness.runner.race`).  The table has one row per race and leg:
+each leg ended (:mod:`harness.tasks.solve.race`).  The table has one row per race and leg:
 runs won, and the median wall time of the leg on the runs it won.
 """
 

@@ -62,9 +62,8 @@ from harness.core.tables import unknown as _unknown
 from harness.core.task import (RANK_BY, Limits, PairSpec, TaskSpec, TaskType, forms_message, task_classes, task_for_kind,
                                task_of)
 from harness.core.thresholds import Given, parse_check
-from harness.errors import ConfigError, InputError
+from harness.errors import ConfigError, InputError, LimitError
 
-DEFAULTS = {"time_s": 60.0, "memory_mb": 4096, "grace_s": 5.0}
 _TOP_KEYS = ("name", "instances", "pairs", "task", "limits", "repetitions", "seeds", "jobs",
              "executor", "scheduler", "output", "workers", "report", "check")
 _LIMIT_KEYS = ("time_s", "memory_mb", "grace_s")
@@ -263,20 +262,12 @@ def _limits(raw: Any, path: Path) -> Limits:
     if not isinstance(raw, dict):
         raise ConfigError(path, "limits", f"must be a table, not {_toml_type(raw)}")
     _unknown(raw, _LIMIT_KEYS, path, "limits.")
-    time_s = _get(raw, "time_s", float, path, where="limits.time_s")
-    grace_s = _get(raw, "grace_s", float, path, where="limits.grace_s")
-    memory_mb = _get(raw, "memory_mb", int, path, where="limits.memory_mb")
-    if time_s is not None and not 0 < time_s < 1e7:
-        raise ConfigError(path, "limits.time_s", "must be > 0 seconds")
-    if grace_s is not None and not 0 <= grace_s < 1e5:
-        raise ConfigError(path, "limits.grace_s", "must be >= 0 seconds")
-    if memory_mb is not None and memory_mb < 64:
-        raise ConfigError(path, "limits.memory_mb", "must be at least 64 (a Python worker needs that much)")
-    return Limits(
-        time_s=DEFAULTS["time_s"] if time_s is None else time_s,
-        memory_mb=DEFAULTS["memory_mb"] if memory_mb is None else memory_mb,
-        grace_s=DEFAULTS["grace_s"] if grace_s is None else grace_s,
-    )
+    types = {"time_s": float, "memory_mb": int, "grace_s": float}
+    given = {key: _get(raw, key, typ, path, where=f"limits.{key}") for key, typ in types.items() if key in raw}
+    try:
+        return Limits.checked(**given)
+    except LimitError as exc:
+        raise ConfigError(path, f"limits.{exc.field}", exc.problem) from None
 
 
 # --------------------------------------------------------------------------- instances
@@ -340,5 +331,5 @@ def resolve_instances(patterns: list[str], base: Path, path: Path, *, require: b
     return out
 
 
-__all__ = ["Config", "ConfigError", "DEFAULTS", "Limits", "PairSpec", "TaskSpec", "load_config", "parse_config",
+__all__ = ["Config", "ConfigError", "Limits", "PairSpec", "TaskSpec", "load_config", "parse_config",
            "resolve_instances"]

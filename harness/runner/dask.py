@@ -17,20 +17,21 @@ from typing import Any, Iterator
 from harness.errors import UsageError
 from harness.runner.campaign import RunSpec, execute_spec, failed_record, now_iso
 from harness.runner.local import HEARTBEAT_S
-from harness.runner.process import DEFAULT_GRACE_S, WorkerPool
+from harness.runner.process import WorkerPool
 
 _POOLS = threading.local()
 
 
-def execute_on_worker(spec: RunSpec, grace_s: float, warm: bool) -> dict[str, Any]:
-    """Runs on a Dask worker: one run in this thread's pool of limited worker processes."""
-    key = (grace_s, warm)
+def execute_on_worker(spec: RunSpec, warm: bool) -> dict[str, Any]:
+    """Runs on a Dask worker: one run (under its spec's limits) in this thread's pool of limited worker
+    processes."""
+    key = warm
     pools = getattr(_POOLS, "pools", None)
     if pools is None:
         pools = _POOLS.pools = {}
     pool = pools.get(key)
     if pool is None:
-        pool = pools[key] = WorkerPool(grace_s, warm)
+        pool = pools[key] = WorkerPool(warm=warm)
     started = now_iso()
     try:
         return execute_spec(pool, spec)
@@ -68,9 +69,8 @@ def connect(scheduler: str | None, jobs: int = 1) -> tuple[Any, Any]:
 class DaskExecutor:
     """Submit every run to a dask.distributed cluster and yield records as they finish."""
 
-    def __init__(self, scheduler: str | None, jobs: int = 1, grace_s: float = DEFAULT_GRACE_S,
-                 warm: bool = True, client: Any = None):
-        self.grace_s, self.warm = grace_s, warm
+    def __init__(self, scheduler: str | None, jobs: int = 1, warm: bool = True, client: Any = None):
+        self.warm = warm
         self._cluster = None
         self._own_client = client is None
         if client is not None:
@@ -118,7 +118,7 @@ class DaskExecutor:
         by_key = self._by_key
         self._futures = []
         for spec in specs:
-            future = self.client.submit(execute_on_worker, spec, self.grace_s, self.warm,
+            future = self.client.submit(execute_on_worker, spec, self.warm,
                                         key=f"battlebench-run-{spec.run_id}", pure=False)
             by_key[future.key] = spec
             self._futures.append(future)

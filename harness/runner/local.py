@@ -15,18 +15,17 @@ import time
 from typing import Any, Iterator
 
 from harness.runner.campaign import RunSpec, execute_spec, failed_record, now_iso
-from harness.runner.process import DEFAULT_GRACE_S, WorkerPool
+from harness.runner.process import WorkerPool
 
 HEARTBEAT_S = 0.5
 _DONE = object()
 
 
 class LocalExecutor:
-    """Execute runs on this machine, ``jobs`` at a time."""
+    """Execute runs on this machine, ``jobs`` at a time (each run under its spec's limits)."""
 
-    def __init__(self, jobs: int = 1, grace_s: float = DEFAULT_GRACE_S, warm: bool = True):
+    def __init__(self, jobs: int = 1, warm: bool = True):
         self.jobs = jobs
-        self.grace_s = grace_s
         self.warm = warm
         self._stopping = threading.Event()
         self._pools: list[WorkerPool] = []
@@ -47,7 +46,7 @@ class LocalExecutor:
         self._stopping.clear()
 
         def work() -> None:
-            pool = WorkerPool(self.grace_s, self.warm)
+            pool = WorkerPool(warm=self.warm)
             self._pools.append(pool)
             try:
                 while not self._stopping.is_set():

@@ -1,8 +1,10 @@
 """Worker processes seen from the runner: start, send a run, enforce the limits, kill, replace.
 
 This layer measures and limits; it knows nothing about what runs (a request, of the
-contract :class:`harness.core.task.Request`, names its worker and its limits and does its
-own work in the worker) nor about reports.  Each worker is
+contract :class:`harness.core.task.Request`, names its worker, carries its
+:class:`~harness.core.limits.Limits` and does its own work in the worker) nor about
+reports.  :meth:`WorkerPool.execute_many` runs several requests at once and kills those
+still going once the caller says one is decided (a race: its policy is the task's).  Each worker is
 ``python -m harness.runner.worker`` in its own session, so the whole process group can
 be signalled.  The wall-clock limit is enforced from outside: at the limit the group
 gets SIGTERM, after the grace SIGKILL; an answer that arrives after the limit is kept
@@ -18,6 +20,7 @@ died.
 from __future__ import annotations
 
 import os
+import queue
 import select
 import signal
 import subprocess
@@ -25,19 +28,14 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
 
+from harness.core.limits import DEFAULT_GRACE_S, NO_LIMITS, WARM_S, Limits
 from harness.core.status import Termination
-from harness.core.task import Request, termination_of
+from harness.core.task import Request, WorkerOutcome, limits_of, termination_of
 from harness.runner.worker import TICK_S, read_frame, session_members, status_kb, tree_cpu_s, write_frame
 
-DEFAULT_GRACE_S = 5.0
-WARM_S = 300.0
-WARM_MIN_S = 60.0
-"""A new worker's warm-up (imports, compilation, a first tiny run) runs outside the runs' time limits, under their
-memory limit, for as long as a run may take, at least :data:`WARM_MIN_S` and at most :data:`WARM_S`; what it
-took is recorded with the run that follows it (``warmup_s``)."""
 SAMPLE_S = 0.05  # how often the runner samples a busy worker's memory
 _MEMOUT_HINTS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 
@@ -104,9 +102,11 @@ class WorkerProcess:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def call(self, kind: str, args: tuple, time_limit_s: float | None = None,
-             grace_s: float = DEFAULT_GRACE_S, memory_mb: int | None = None) -> Execution:
-        """Send one request; wait for the reply, the worker's death or the limit."""
+    def call(self, kind: str, args: tuple, limits: Limits = NO_LIMITS) -> Execution:
+        """Send one request; wait for the reply, the worker's death or the time limit (``limits.time_s``; then
+        SIGTERM, SIGKILL after ``limits.grace_s``); ``limits.memory_mb`` is held by the worker, here by RSS
+        samples for a request limited by them."""
+        time_s, memory_mb = limits.time_s, limits.memory_mb
         self._cpu0 = self._cpu_last = tree_cpu_s(self.pid)
         start = time.perf_counter()
         peak_kb = 0
@@ -116,7 +116,7 @@ class WorkerProcess:
         except (BrokenPipeError, OSError, ValueError):
             return self._died(start, peak_kb, vm_kb, memory_mb)
         fd = self.proc.stdout.fileno()
-        deadline = None if time_limit_s is None else start + time_limit_s
+        deadline = None if time_s is None else start + time_s
         while True:
             now = time.perf_counter()
             wait = SAMPLE_S if deadline is None else min(SAMPLE_S, max(deadline - now, 0.0))
@@ -129,7 +129,7 @@ class WorkerProcess:
             if memory_mb is not None and peak_kb > memory_mb * 1024:  # a backend limited by RSS, not RLIMIT_AS
                 return self._over_memory(start, memory_mb, peak_kb)
             if deadline is not None and time.perf_counter() >= deadline:
-                return self._time_is_up(start, time_limit_s, grace_s, peak_kb)
+                return self._time_is_up(start, time_s, limits.grace_s, peak_kb)
 
     def _sample_cpu(self) -> None:
         now = tree_cpu_s(self.pid)
@@ -197,7 +197,7 @@ class WorkerProcess:
                          error=f"worker killed: resident memory {peak_kb / 1024:.0f} MB over its limit ({memory_mb} MB)",
                          cpu_s=self._cpu_used())
 
-    def _time_is_up(self, start: float, limit: float, grace_s: float, peak_kb: int) -> Execution:
+    def _time_is_up(self, start: float, time_s: float, grace_s: float, peak_kb: int) -> Execution:
         self._sample_cpu()
         self.signal(signal.SIGTERM)
         late = None
@@ -220,18 +220,16 @@ class WorkerProcess:
         ended_itself = late is None and (ended or not self.alive)  # the worker ended the run after SIGTERM
         self.kill()
         wall = time.perf_counter() - start
-        detail = f"killed at the wall-clock limit ({limit:g} s; grace {grace_s:g} s)"
+        detail = f"killed at the wall-clock limit ({time_s:g} s; grace {grace_s:g} s)"
         if ended_itself:
-            detail = (f"stopped at the wall-clock limit ({limit:g} s): no answer within {self._honour_words()} of "
+            detail = (f"stopped at the wall-clock limit ({time_s:g} s): no answer within {self._honour_words()} of "
                       "SIGTERM, the worker ended the run")
         if late is not None:
             failure = getattr(late, "failure", "")
             if failure:  # the run failed as it was stopped (a solver process the SIGTERM ended): say so
                 said = f"it failed as it was stopped: {getattr(late, 'error', '') or failure}".splitlines()[0]
-            elif hasattr(late, "boards"):
-                said = f"{len(late.boards)} board(s), exhausted={late.exhausted}"
             else:
-                said = type(late).__name__
+                said = late.summary() if isinstance(late, WorkerOutcome) else type(late).__name__
             detail += f"; a late answer came after {wall:.2f} s: {said}"
         return Execution("timeout", late, wall, _mb(peak_kb), self.pid, detail=detail, cpu_s=self._cpu_used())
 
@@ -294,19 +292,33 @@ def _mb(kb: int | None) -> float | None:
     return None if not kb else kb / 1024
 
 
+@dataclass
+class Concurrent:
+    """What :meth:`WorkerPool.execute_many` measured: every request's execution, in order; which of them were
+    stopped because another decided first (their executions are as the kill left them); the first that decided
+    (None: none did) and the wall time from the start to its end (or to the last end, when none decided)."""
+
+    executions: list[Execution]
+    stopped: list[bool] = field(default_factory=list)
+    first: int | None = None
+    wall_s: float = 0.0
+
+
 class WorkerPool:
     """Warm workers, one per key (a backend and its options, a counter, a strategy), for one thread of execution.
 
+    Every run's limits come with its request (:func:`harness.core.task.limits_of`).
     ``warm=False`` starts a fresh worker for every run (cold: the run pays for the
     interpreter and the solver imports; the overhead benchmark compares both).
+    ``grace_s`` is kept for older callers: the grace of the pool's own ``call`` (a run's is its limits').
     """
 
-    def __init__(self, grace_s: float = DEFAULT_GRACE_S, warm: bool = True, honour_s: float = DEFAULT_HONOUR_S,
+    def __init__(self, grace_s: float | None = None, warm: bool = True, honour_s: float = DEFAULT_HONOUR_S,
                  max_warm: int | None = None):
         self.grace_s = grace_s
         self.warm = warm
         self.max_warm = max_warm  # at most this many workers kept warm (None: one per key, as campaigns do)
-        self._out: set[str] = set()  # keys of workers checked out (a race's legs): never closed to make room
+        self._out: set[str] = set()  # keys of workers busy in execute_many: never closed to make room
         self.honour_s = honour_s  # keep it below grace_s: the worker's own end should come before the SIGKILL
         self._workers: dict[str, WorkerProcess] = {}
         self._warmed: dict[str, float] = {}  # key -> seconds its new worker's warm-up took, until a run takes it
@@ -317,23 +329,84 @@ class WorkerPool:
         """One run in the worker of its key (``request.key()``), under the request's limits."""
         key = request.key()
         worker = self._worker(key, request)
-        ex = worker.call("run", (request,), request.time_limit_s, self.grace_s, request.memory_mb)
+        ex = worker.call("run", (request,), limits_of(request))
         ex.warmup_s = self._warmed.pop(key, None)
         if ex.kind != "ok" or not self.warm:  # killed, died or possibly damaged: replace it
             self._workers.pop(key, None)
             worker.close()
         return ex
 
-    def checkout(self, request: Request) -> tuple[str, WorkerProcess]:
-        """(key, worker) of a request, for a caller that drives the worker itself (a race)."""
-        key = request.key()
-        self._out.add(key)
-        worker = self._worker(key, request)
-        self._warmed.pop(key, None)  # a race records no warm-up: its legs' workers are warmed before it starts
-        return key, worker
+    def execute_many(self, requests: Sequence[Request], decided: Callable[[int, Execution], bool]) -> Concurrent:
+        """Every request at once, each in its own worker (warmed first; no warm-up is recorded), each under its
+        limits.  As each ends, ``decided(i, execution)`` is asked in this thread; once it says True, every run
+        still going is killed (and not asked).  A worker whose run ended ``ok`` stays warm, any other is
+        replaced; two requests of one key run in two workers (the second a fresh one, closed after)."""
+        if not requests:
+            raise ValueError("execute_many needs at least one request")
+        workers: list[tuple[str | None, WorkerProcess]] = []
+        for request in requests:
+            key = request.key()
+            if key in self._out:  # another request of this batch has the pool's worker of this key
+                workers.append((None, self._fresh(request)))
+                continue
+            self._out.add(key)
+            workers.append((key, self._worker(key, request)))
+            self._warmed.pop(key, None)
+        ended: queue.Queue[tuple[int, Execution]] = queue.Queue()
 
-    def checkin(self, key: str, worker: WorkerProcess, ok: bool) -> None:
-        """Give a checked-out worker back: kept warm when its run ended ``ok``, else replaced."""
+        def run(i: int) -> None:
+            try:
+                ex = workers[i][1].call("run", (requests[i],), limits_of(requests[i]))
+            except Exception as exc:  # noqa: BLE001 - reported as that run's crash, the others go on
+                ex = Execution("crash", error=f"harness failure: {type(exc).__name__}: {exc}")
+            ended.put((i, ex))
+
+        threads = [threading.Thread(target=run, args=(i,), name=f"battlebench-many-{i}", daemon=True)
+                   for i in range(len(requests))]
+        out = Concurrent([Execution("crash")] * len(requests), [False] * len(requests))
+        asked = [False] * len(requests)
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        try:
+            for _ in requests:
+                i, ex = ended.get()
+                out.executions[i] = ex
+                if out.first is not None:  # ended as it was killed, or just before: not asked
+                    out.stopped[i] = True
+                    continue
+                asked[i] = True
+                if decided(i, ex):
+                    out.first = i
+                    for j, (_, worker) in enumerate(workers):
+                        if not asked[j]:
+                            worker.signal(signal.SIGKILL)  # its call sees the pipe close and returns
+                out.wall_s = time.perf_counter() - t0
+        finally:
+            for (_, worker), t in zip(workers, threads):
+                if t.is_alive() and out.first is None:  # ``decided`` raised: stop the rest
+                    worker.signal(signal.SIGKILL)
+            for t in threads:
+                t.join()
+            for (key, worker), ex, stopped in zip(workers, out.executions, out.stopped):
+                self._give_back(key, worker, ok=not stopped and ex.kind == "ok")
+        return out
+
+    def _fresh(self, request: Request) -> WorkerProcess:
+        """A worker of no key (warmed for ``request``), for the caller alone."""
+        worker = WorkerProcess(self.honour_s)
+        if self.warm:
+            ex = worker.call("warm", (request,), self._warm_limits(request))
+            if ex.kind != "ok":
+                worker.close()
+                worker = WorkerProcess(self.honour_s)
+        return worker
+
+    def _give_back(self, key: str | None, worker: WorkerProcess, ok: bool) -> None:
+        """A worker of :meth:`execute_many` back: kept warm when its run ended ``ok``, else replaced."""
+        if key is None:
+            worker.close()
+            return
         self._out.discard(key)
         if not ok or not self.warm:
             if self._workers.get(key) is worker:
@@ -343,11 +416,18 @@ class WorkerPool:
     def call(self, key: str, kind: str, args: tuple, timeout_s: float | None = None) -> Execution:
         """Any other request (``pid``) in the worker of ``key``."""
         worker = self._worker(key)
-        ex = worker.call(kind, args, timeout_s, self.grace_s)
+        grace = DEFAULT_GRACE_S if self.grace_s is None else self.grace_s
+        ex = worker.call(kind, args, Limits(timeout_s, None, grace))
         if ex.kind != "ok":
             self._workers.pop(key, None)
             worker.close()
         return ex
+
+    @staticmethod
+    def _warm_limits(request: Request) -> Limits:
+        """A warm-up's limits: the run's memory and grace, :attr:`Limits.warm_s` of time."""
+        limits = limits_of(request)
+        return Limits(limits.warm_s, limits.memory_mb, limits.grace_s)
 
     def _worker(self, key: str, request: Request | None = None) -> WorkerProcess:
         worker = self._workers.get(key)
@@ -366,8 +446,7 @@ class WorkerPool:
         for old in idle:  # the least recently used warm workers; none is running (a race's legs are checked out)
             old.close()
         if self.warm and request is not None:
-            limit = WARM_S if request.time_limit_s is None else min(WARM_S, max(WARM_MIN_S, request.time_limit_s))
-            ex = worker.call("warm", (request,), limit, self.grace_s, request.memory_mb)
+            ex = worker.call("warm", (request,), self._warm_limits(request))
             self._warmed[key] = ex.wall_s
             if ex.kind != "ok":  # the run itself will meet and report the problem
                 worker.close()
@@ -393,4 +472,4 @@ class WorkerPool:
         self.close()
 
 
-__all__ = ["DEFAULT_GRACE_S", "Execution", "WARM_S", "WorkerPool", "WorkerProcess"]
+__all__ = ["Concurrent", "DEFAULT_GRACE_S", "Execution", "WARM_S", "WorkerPool", "WorkerProcess"]

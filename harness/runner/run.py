@@ -69,8 +69,8 @@ def plan_of(specs: list[RunSpec]) -> list[dict[str, Any]]:
     """The store's plan rows (:data:`harness.store.sqlite.PLAN_COLUMNS`) of a campaign's runs."""
     names = {task: task_of(task).name for task in {s.task for s in specs}}
     return [{"run_id": s.run_id, "instance": s.instance_name, "instance_path": s.instance_path,
-             "instance_hash": s.instance_hash, "pair": s.pair.label, "backend": s.pair.backend,
-             "formulation": s.pair.formulation, "task": names[s.task], "question": s.task.label, "seed": s.seed,
+             "instance_hash": s.instance_hash, "pair": s.pair.label, "backend": s.pair.plugin,
+             "formulation": s.pair.variant, "task": names[s.task], "question": s.task.label, "seed": s.seed,
              "repetition": s.repetition} for s in specs]
 
 
@@ -79,10 +79,10 @@ def make_executor(config: Config) -> Any:
     if config.executor == "dask":
         from harness.runner.dask import DaskExecutor
 
-        return DaskExecutor(config.scheduler, config.jobs, config.limits.grace_s, warm)
+        return DaskExecutor(config.scheduler, config.jobs, warm)
     from harness.runner.local import LocalExecutor
 
-    return LocalExecutor(config.jobs, config.limits.grace_s, warm)
+    return LocalExecutor(config.jobs, warm)
 
 
 def run_campaign(

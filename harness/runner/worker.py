@@ -233,8 +233,11 @@ def _limit_by(request: Any) -> str:
 def _measured(request: Any, run: Any) -> Any:
     """``run()`` under the request's memory limit, with its CPU time and peak memory put on the outcome."""
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if request.memory_mb and _limit_by(request) == "address-space":
-        limit = request.memory_mb * 1024 * 1024
+    from harness.core.task import limits_of  # loaded with the request's class already
+
+    memory_mb = limits_of(request).memory_mb
+    if memory_mb and _limit_by(request) == "address-space":
+        limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
     try:
         with open("/proc/self/clear_refs", "w") as fh:
@@ -259,8 +262,11 @@ def _run(request: Any) -> Any:
 def _warm(request: Any) -> Any:
     """A new worker's first call: the request's warm-up (imports, a first tiny run), under its memory limit."""
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if getattr(request, "memory_mb", None) and _limit_by(request) == "address-space":
-        limit = request.memory_mb * 1024 * 1024
+    from harness.core.task import limits_of  # loaded with the request's class already
+
+    memory_mb = limits_of(request).memory_mb
+    if memory_mb and _limit_by(request) == "address-space":
+        limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
     try:
         return request.warm()

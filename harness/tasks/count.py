@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.failures import failure_of
+from harness.core.limits import NO_LIMITS, Limits
 from harness.core.record import dumps
 from harness.core.status import Status, Termination, ended_early
 from harness.core.tables import configured_options, get, one_of
@@ -54,8 +55,7 @@ class CountRequest(Request):
     instance: Any  # a Deployment
     backend: str  # the counter's name
     formulation: str  # what is counted: deployments | boards
-    time_limit_s: float | None = None
-    memory_mb: int | None = None
+    limits: Limits = NO_LIMITS
     marginals: bool = False  # also the exact marginals of every cell (the dp's), within the same limits
     trust_refuses: bool = True  # refuse what the counter's refuses() declines without calling count() (conform
     # sets False, to see whether count() does what refuses() says)
@@ -75,7 +75,7 @@ class CountRequest(Request):
         return warm_needs(self.instance, self.formulation, self.marginals)
 
     def execute(self) -> CountOutcome:
-        return execute_count(self.instance, self.backend, self.formulation, self.time_limit_s, self.marginals,
+        return execute_count(self.instance, self.backend, self.formulation, self.limits.time_s, self.marginals,
                              self.trust_refuses, dict(self.options))
 
     def warm(self) -> dict[str, str]:
@@ -292,7 +292,7 @@ def count_in_process(dep: Any, counter: str, by: str = "deployments", options: d
     """One count in this process (it imports the counter), judged as a worker's is; ``time_limit_s`` is the
     counter's own deadline (nothing stops it from outside), ``wall_s`` the seconds it took here."""
     configured = tuple(sorted((options or {}).items()))
-    request = CountRequest(dep, counter, by, time_limit_s, None, marginals, options=configured)
+    request = CountRequest(dep, counter, by, Limits(time_limit_s, None), marginals, options=configured)
     t0 = time.perf_counter()
     outcome = request.execute()
     result = judge_count(request, "ok", outcome, wall_s=time.perf_counter() - t0, cpu_s=None)
@@ -412,8 +412,8 @@ class CountTask(TaskType):
     def execute(self, pool: Any, spec: RunSpec, marginals: bool = False, trust_refuses: bool = True) -> Executed:
         if spec.instance is None:
             return Executed(error_record(spec, spec.load_error))
-        request = CountRequest(spec.instance, spec.pair.plugin, spec.task.label, spec.limits.time_s,
-                               spec.limits.memory_mb, marginals, trust_refuses, spec.pair.options)
+        request = CountRequest(spec.instance, spec.pair.plugin, spec.task.label, spec.limits, marginals,
+                               trust_refuses, spec.pair.options)
         ex = pool.execute(request)
         result = judge_count(request, ex.kind, ex.outcome, ex.error, ex.wall_s, ex.cpu_s)
         if ex.detail:  # what the runner saw: killed at the limit, a late answer, the worker's last words

@@ -8,29 +8,32 @@ runner, every board verified and classified in the calling process).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from harness.backends.registry import check_pair
+from harness.core.limits import Limits
 from harness.core.status import Question
-from harness.core.task import Limits, PairSpec, Subject, make_spec
+from harness.core.task import PairSpec, Subject, make_spec
 from harness.errors import BackendError
 from harness.puzzle.instance import Instance
-from harness.runner.process import DEFAULT_GRACE_S, DEFAULT_HONOUR_S, WorkerPool
-from harness.solve import SolveResult
-from harness.tasks.solve import BuildRequest, RunRequest, SolveTask, judge_execution, spec_of
+from harness.runner.process import DEFAULT_HONOUR_S, WorkerPool
+from harness.tasks.solve import BuildRequest, RunRequest, SolveResult, SolveTask, spec_of
 
 if TYPE_CHECKING:
-    from harness.runner.race import RaceResult
+    from harness.tasks.solve.race import RaceResult
 
 
 class IsolatedSolver:
-    """One warm worker process per backend; limits enforced from outside."""
+    """One warm worker process per backend; limits enforced from outside (``memory_mb`` and ``grace_s`` for
+    every run, the time limit per call)."""
 
-    def __init__(self, grace_s: float = DEFAULT_GRACE_S, memory_mb: int | None = None, warm: bool = True,
+    def __init__(self, grace_s: float | None = None, memory_mb: int | None = None, warm: bool = True,
                  honour_s: float = DEFAULT_HONOUR_S, max_warm: int | None = None):
-        self.grace_s = grace_s
-        self.memory_mb = memory_mb
-        self.pool = WorkerPool(grace_s=grace_s, warm=warm, honour_s=honour_s, max_warm=max_warm)
+        self.limits = Limits.checked(time_s=None, memory_mb=memory_mb, grace_s=grace_s)
+        self.pool = WorkerPool(warm=warm, honour_s=honour_s, max_warm=max_warm)
+
+    def _limits(self, time_s: float | None) -> Limits:
+        return replace(self.limits, time_s=time_s)
 
     def solve(
         self,
@@ -41,32 +44,26 @@ class IsolatedSolver:
         options: dict[str, Any] | None = None,
         time_limit_s: float | None = None,
     ) -> SolveResult:
-        cls = check_pair(backend, formulation)  # usage errors before any process starts
-        cls.resolve_options(dict(options or {}))
-        options = dict(options or {})
+        options = dict(options or {})  # an unknown backend or option: a UsageError before any process starts
         subject = Subject(instance.name, instance, instance.name, instance.content_hash())
         pair = PairSpec(backend, formulation, tuple(sorted(options.items())))
-        spec = make_spec(subject, pair, spec_of(task), None, 1, Limits(time_limit_s, self.memory_mb, self.grace_s))
+        spec = make_spec(subject, pair, spec_of(task), None, 1, self._limits(time_limit_s))
         return SolveTask().execute(self.pool, spec).result
 
     def race(self, instance: Instance, legs: list[tuple[str, str, dict[str, Any]]], task: Question = Question(),
              time_limit_s: float | None = None) -> "RaceResult":
-        """Race the legs ``(backend, formulation, options)`` on ``instance`` (:mod:`harness.runner.race`)."""
-        from harness.runner.race import leg_label, race
+        """Race the legs ``(backend, formulation, options)`` on ``instance`` (:mod:`harness.tasks.solve.race`)."""
+        from harness.tasks.solve.race import leg_label, race
 
-        requests, labels = [], []
-        for backend, formulation, options in legs:
-            check_pair(backend, formulation).resolve_options(dict(options))  # usage errors before any process
-            requests.append(RunRequest(instance, backend, formulation, task, dict(options), time_limit_s,
-                                       self.memory_mb))
-            labels.append(leg_label(backend, formulation, options))
-        return race(self.pool, requests, labels, judge_execution)
+        limits = self._limits(time_limit_s)
+        requests = [RunRequest.of(instance, backend, formulation, task, dict(options), limits)  # usage errors here
+                    for backend, formulation, options in legs]
+        return race(self.pool, requests, [leg_label(b, f, o) for b, f, o in legs])
 
     def build(self, instance: Instance, backend: str, formulation: str,
               options: dict[str, Any] | None = None, timeout_s: float = 600) -> dict[str, Any]:
         """Build only, in the backend's worker; raises BackendError if that fails."""
-        ex = self.pool.execute(BuildRequest(instance, backend, formulation, dict(options or {}), timeout_s,
-                                            self.memory_mb))
+        ex = self.pool.execute(BuildRequest.of(instance, backend, formulation, options, self._limits(timeout_s)))
         if ex.kind != "ok" or ex.outcome.failure:
             raise BackendError(f"build of {backend}/{formulation} failed: {ex.kind} {ex.error}".strip())
         return ex.outcome.sizes  # the build's result dict

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.failures import failure_of
+from harness.core.limits import NO_LIMITS, Limits
 from harness.core.record import dumps
 from harness.core.status import Status, Termination, ended_early
 from harness.core.tables import configured_options, get, one_of, positive_int
@@ -45,8 +46,7 @@ class PlayRequest(Request):
     rule: str
     seed: int
     game: int
-    time_limit_s: float | None = None
-    memory_mb: int | None = None
+    limits: Limits = NO_LIMITS
     heat: bool = False  # also the strategy's heat map before every shot (--watch, --strip)
 
     def key(self) -> str:
@@ -411,8 +411,7 @@ class PlayTask(TaskType):
         if spec.instance is None:
             return Executed(error_record(spec, spec.load_error))
         request = PlayRequest(spec.instance, spec.pair.plugin, spec.pair.options, spec.pair.variant,
-                              spec.seed if spec.seed is not None else 0, spec.repetition - 1, spec.limits.time_s,
-                              spec.limits.memory_mb, heat)
+                              spec.seed if spec.seed is not None else 0, spec.repetition - 1, spec.limits, heat)
         ex = pool.execute(request)
         result = judge_play(request, ex.kind, ex.outcome, ex.error)
         result.times = {"wall_s": ex.wall_s, "cpu_s": ex.cpu_s, "warmup_s": ex.warmup_s}

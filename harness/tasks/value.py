@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.failures import failure_of
+from harness.core.limits import NO_LIMITS, Limits
 from harness.core.record import dumps
 from harness.core.status import Status, Termination, ended_early
 from harness.core.tables import get, positive_int
@@ -63,8 +64,7 @@ class ValueRequest(Request):
     costly: bool = True
     budget: int = 200_000
     rounds: int = 4
-    time_limit_s: float | None = None
-    memory_mb: int | None = None
+    limits: Limits = NO_LIMITS
 
     def key(self) -> str:
         return worker_key(f"value:{self.strategy}", dict(self.options))
@@ -127,14 +127,15 @@ def execute_value(request: ValueRequest) -> ValueOutcome:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
     out = ValueOutcome()
     t0 = time.perf_counter()
-    own = None if request.time_limit_s is None else max(0.5, request.time_limit_s - 1.5)
+    time_s, memory_mb = request.limits.time_s, request.limits.memory_mb
+    own = None if time_s is None else max(0.5, time_s - 1.5)
     try:
         out.versions = versions_of(request.strategy)
         beliefs = Beliefs.of(request.board, request.rule)
         out.deployments, out.ship_cells, out.cells = len(beliefs.deployments), beliefs.ship_cells, len(beliefs.cells)
         if request.strategy == OPTIMAL:
             got = optimum(request.board, request.rule, time_limit=own,
-                          search=make_search(beliefs, request.memory_mb))
+                          search=make_search(beliefs, memory_mb))
             out.method, out.work, out.stopped = "search", got.states, got.stopped or ""
             out.first_shot = list(got.first) if got.first else None
             if got.expected is not None:
@@ -145,7 +146,7 @@ def execute_value(request: ValueRequest) -> ValueOutcome:
             from harness.play.strategies import get_strategy
 
             strategy = get_strategy(request.strategy)(**dict(request.options))
-            search = make_search(beliefs, request.memory_mb) if request.costly else None
+            search = make_search(beliefs, memory_mb) if request.costly else None
             if search is not None and own is not None:  # half the time at most for costly shots
                 search.deadline = time.monotonic() + own / 2
             got = strategy_value(request.board, request.rule, strategy, beliefs=beliefs, search=search,
@@ -332,7 +333,7 @@ class ValueTask(TaskType):
     def request(self, spec: RunSpec, params: dict[str, Any]) -> ValueRequest:
         return ValueRequest(spec.instance, spec.pair.plugin, spec.pair.options, spec.pair.variant,
                             params.get("costly", True), params.get("budget", 200_000), params.get("rounds", 4),
-                            spec.limits.time_s, spec.limits.memory_mb)
+                            spec.limits)
 
     def execute(self, pool: Any, spec: RunSpec, params: dict[str, Any] | None = None) -> Executed:
         if spec.instance is None:

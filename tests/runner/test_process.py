@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from harness.core.status import Status, Question, Termination
+from harness.core.limits import Limits
+from harness.core.status import Question, Status, Termination
 from harness.puzzle.instance import Instance
 from harness.runner.process import WorkerPool
 from harness.tasks.solve import RunRequest, judge_execution
@@ -22,13 +23,14 @@ def tiny(boards=(GOOD,)) -> Instance:
                     name="tiny", meta={"fake_boards": [list(b) for b in boards]})
 
 
-def request(mode="answer", inst=None, time_limit_s=10.0, memory_mb=None, **opts) -> RunRequest:
-    return RunRequest(inst or tiny(), "fake", "placement", Question(), {"mode": mode, **opts}, time_limit_s, memory_mb)
+def request(mode="answer", inst=None, time_limit_s=10.0, memory_mb=None, grace_s=1.0, **opts) -> RunRequest:
+    return RunRequest.of(inst or tiny(), "fake", "placement", Question(), {"mode": mode, **opts},
+                         Limits(time_limit_s, memory_mb, grace_s))
 
 
 @pytest.fixture
 def pool():
-    with WorkerPool(grace_s=1.0) as p:
+    with WorkerPool() as p:
         yield p
 
 
@@ -175,8 +177,8 @@ def test_a_run_that_fails_as_the_limit_stops_it_is_a_timeout_that_says_so():
     that waits 5 s for the failing answer: with two busy processes beside it, a second was not always enough.)"""
     from harness.runner.process import WorkerPool
 
-    req = request("child-fails", seconds=30, time_limit_s=1.0)
-    with WorkerPool(grace_s=10.0, honour_s=5.0) as pool:
+    req = request("child-fails", seconds=30, time_limit_s=1.0, grace_s=10.0)
+    with WorkerPool(honour_s=5.0) as pool:
         ex, res = run(pool, req)
     assert ex.kind == "timeout" and str(res.status) == "timeout" and str(res.termination) == "timeout"
     assert res.error == ""
@@ -187,10 +189,10 @@ def test_a_run_that_fails_as_the_limit_stops_it_is_a_timeout_that_says_so():
 def test_a_pool_keeps_at_most_max_warm_workers_closing_the_least_recently_used():
     from harness.runner.process import WorkerPool
 
-    with WorkerPool(grace_s=5.0, max_warm=2) as pool:
+    with WorkerPool(max_warm=2) as pool:
         seen = {}
         for seconds in (0.01, 0.02, 0.01, 0.03):  # options make the key: three keys, the first used again
-            ex = pool.execute(request("sleep", seconds=seconds))
+            ex = pool.execute(request("sleep", seconds=seconds, grace_s=5.0))
             assert ex.kind == "ok"
             seen[seconds] = ex.pid
         assert len(pool._workers) == 2
@@ -216,3 +218,26 @@ def test_a_worker_whose_parent_died_before_it_could_ask_for_the_death_signal_end
         env["BATTLEBENCH_PARENT_PID"] = str(os.getppid())
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == ((1, "") if ends else (0, "alive")), done.stderr
+
+
+def test_execute_many_runs_at_once_and_kills_the_rest_once_one_is_decided(pool):
+    """The pool's primitive for a race knows no task: it asks ``decided`` of each run as it ends."""
+    asked = []
+
+    def decided(i, ex):
+        asked.append(i)
+        return ex.kind == "ok"
+
+    many = pool.execute_many([request("sleep", seconds=60), request("crash"), request("sleep", seconds=0.3)],
+                             decided)
+    assert many.first == 2 and sorted(asked) == [1, 2] and many.stopped == [True, False, False]
+    assert many.executions[1].kind == "crash" and many.executions[2].kind == "ok"
+    assert many.executions[0].kind == "crash" and "SIGKILL" in many.executions[0].error
+    assert gone(many.executions[0].pid)
+    assert 0 < many.wall_s < 60
+
+
+def test_execute_many_with_nothing_decided_waits_for_every_run(pool):
+    many = pool.execute_many([request("crash"), request("spin", seconds=30, time_limit_s=0.5)], lambda i, ex: False)
+    assert many.first is None and many.stopped == [False, False]
+    assert [ex.kind for ex in many.executions] == ["crash", "timeout"]

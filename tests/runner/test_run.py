@@ -215,7 +215,7 @@ def test_the_local_executor_says_what_is_running(tmp_path):
     cfg = write_config(tmp_path, '[[pairs]]\nbackend = "fake"\noptions = { mode = "sleep", seconds = 0.5 }\n',
                        extra="jobs = 2\n")
     specs = [s for s in expand(load_config(cfg)) if s.instance is not None][:2]
-    executor = LocalExecutor(jobs=2, grace_s=1.0)
+    executor = LocalExecutor(jobs=2)
     seen = []
     try:
         for _item in executor.run(specs):

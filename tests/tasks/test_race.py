@@ -1,4 +1,5 @@
-"""The racing portfolio: the first decided answer wins, losers are killed, wrong answers are not hidden."""
+"""The racing portfolio (harness.tasks.solve.race): the first decided answer wins, losers are killed through the
+pool, wrong answers are not hidden."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import time
 import pytest
 
 from clirun import run as cli_run
-from harness.core.status import Status, Question
+from harness.core.limits import Limits
+from harness.core.status import Question, Status
 from harness.errors import UsageError
 from harness.puzzle.instance import Instance
 from harness.runner.process import WorkerPool
 from harness.tasks.solve import RunRequest, judge_execution
-from harness.runner.race import parse_leg, race, split_pairs
+from harness.tasks.solve.race import parse_leg, race, split_pairs
 
 GOOD = ["O.", "..", ".O"]
 WRONG = ["O.", "O.", ".."]  # ships touching: the verifier rejects it
@@ -26,12 +28,12 @@ def tiny(boards=(GOOD,)) -> Instance:
 
 def leg(mode="answer", inst=None, limit=20.0, backend="fake", **opts) -> RunRequest:
     options = {"mode": mode, **opts} if backend == "fake" else opts
-    return RunRequest(inst or tiny(), backend, "placement", Question(), options, limit, None)
+    return RunRequest.of(inst or tiny(), backend, "placement", Question(), options, Limits(limit, None, 1.0))
 
 
 @pytest.fixture
 def pool():
-    with WorkerPool(grace_s=1.0) as p:
+    with WorkerPool() as p:
         yield p
 
 
@@ -74,7 +76,8 @@ def test_a_race_of_real_solvers_counts_what_brute_force_counts(pool):
     from harness.puzzle.brute import count_boards
 
     for inst in TINY[:6]:
-        requests = [RunRequest(inst, b, "placement", Question.count(0), {}, 20.0, None) for b in ("cpsat", "sat")]
+        requests = [RunRequest.of(inst, b, "placement", Question.count(0), {}, Limits(20.0, None, 1.0))
+                    for b in ("cpsat", "sat")]
         out = race(pool, requests, ["cpsat/placement", "sat/placement"], judge_execution)
         expected = count_boards(inst)
         assert out.result.count == expected, inst.name
@@ -189,3 +192,22 @@ def test_a_bad_race_in_a_config_is_one_line_before_any_run(tmp_path, pairs, key,
     msg = str(info.value)
     assert "\n" not in msg and f": {key}: " in msg and needle in msg, msg
     assert not (tmp_path / "out").exists()
+
+
+def test_the_losing_leg_is_killed_through_the_pool_and_the_winners_worker_stays_warm(pool):
+    from procs import gone
+
+    out = race(pool, [leg("sleep", seconds=60), leg()], ["slow", "fast"])  # the solve task's judge by default
+    slow, fast = out.legs
+    assert slow.killed and slow.execution.kind == "crash" and "SIGKILL" in slow.execution.error
+    assert gone(slow.execution.pid)  # the loser's worker process is gone, not left running
+    assert pool.execute(leg()).pid == fast.execution.pid  # the winner's worker was given back warm
+
+
+def test_two_legs_of_one_worker_key_run_in_two_processes_at_once(pool):
+    # sat/placement and sat/cell share the pool's worker key "sat": the second leg gets a worker of its own
+    requests = [RunRequest.of(tiny(), "fake", f, Question(), {"mode": "sleep", "seconds": 0.5},
+                              Limits(20.0, None, 1.0)) for f in ("placement", "cell")]
+    out = race(pool, requests, ["fake/placement", "fake/cell"])
+    pids = {x.execution.pid for x in out.legs}
+    assert out.winner is not None and len(pids) == 2

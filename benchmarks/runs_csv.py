@@ -1,5 +1,8 @@
 """A benchmark script's table of runs in one CSV file: written row by row, resumed, never overwritten.
 
+A script imports it as ``runs_csv`` with ``benchmarks/`` on ``sys.path`` (benchmarks and experiments are
+scripts, not a package).
+
 Benchmarks that are scripts, not campaigns (``experiments/certify_variants.py``,
 ``experiments/certify_anatomy.py``), keep every run as a row of ``runs.csv``, flushed as it
 finishes, so a stopped script loses at most the run in progress.  :func:`earlier_runs`

@@ -1,4 +1,4 @@
-"""harness.runner.runs_csv: a benchmark's runs.csv is resumed, checked, and never overwritten."""
+"""benchmarks/runs_csv.py: a benchmark's runs.csv is resumed, checked, and never overwritten."""
 
 from __future__ import annotations
 
@@ -6,7 +6,11 @@ import csv
 
 import pytest
 
-from harness.runner.runs_csv import RunsFile, earlier_runs, resumed
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from runs_csv import RunsFile, earlier_runs, resumed  # noqa: E402 - benchmarks/ is scripts, not a package
 
 FIELDS = ["instance", "variant", "wall_s", "cpu_s"]
 

@@ -2,8 +2,9 @@
 
 A race's *legs* are pairs (``backend/formulation`` with options).  Each leg runs in its
 own worker process -- the pool's warm worker for its key -- under the same limits a
-single run gets, all started together.  As each leg ends, its answer is judged here by
-the task's judge (the solve task: every board verified, the status classified by
+single run gets, all started together (:meth:`harness.runner.process.WorkerPool.execute_many`,
+which knows no race: it asks this module's judging policy of each leg as it ends).  As
+each leg ends, its answer is judged here (every board verified, the status classified by
 ``classify``); the first leg
 whose status decides the task wins and every other leg's process group is killed at
 once.  *Decides* means sat, unsat -- or wrong: a decided answer the verifier rejects is
@@ -21,10 +22,6 @@ of races pays a worker start (~0.5 s, not timed) per lost leg and run.
 
 from __future__ import annotations
 
-import queue
-import signal
-import threading
-import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
@@ -32,6 +29,8 @@ from harness.core.status import Status
 from harness.core.task import RACE, PairSpec, Request
 from harness.errors import UsageError
 from harness.runner.process import Execution, WorkerPool
+from harness.tasks.solve.run import judge_execution
+
 _DECISIVE = (Status.SAT, Status.UNSAT, Status.WRONG)
 
 
@@ -117,11 +116,9 @@ class RaceResult:
 
     @property
     def result(self) -> Any:
-        """The standing leg's judged result, with the race's times (where the result keeps times)."""
+        """The standing leg's judged result, with the race's times."""
         leg = self.legs[self.decided_by]
         assert leg.result is not None
-        if not hasattr(leg.result, "times"):
-            return leg.result
         times = dict(leg.result.times, wall_s=self.wall_s)
         cpu = self.cpu_s
         if cpu is not None:
@@ -152,48 +149,23 @@ class RaceResult:
 
 
 def race(pool: WorkerPool, requests: list[Request], labels: list[str],
-         judge: Callable[[Request, Execution], Any]) -> RaceResult:
-    """Run every request at once in its own worker of ``pool``; ``judge(request, execution)`` judges each leg
-    as it ends; the first decided answer wins (module doc)."""
+         judge: Callable[[Request, Execution], Any] | None = None) -> RaceResult:
+    """Run every request at once in its own worker of ``pool``; ``judge(request, execution)`` (default: the solve
+    task's :func:`~harness.tasks.solve.run.judge_execution`) judges each leg as it ends; the first decided answer
+    wins (module doc)."""
     if len(requests) != len(labels) or not requests:
         raise ValueError("a race needs one label per request, and at least one request")
-    workers = [pool.checkout(r) for r in requests]
-    ended: queue.Queue[tuple[int, Execution]] = queue.Queue()
+    judge = judge or judge_execution
+    results: list[Any] = [None] * len(requests)
 
-    def run(i: int) -> None:
-        request = requests[i]
-        try:
-            ex = workers[i][1].call("run", (request,), request.time_limit_s, pool.grace_s, request.memory_mb)
-        except Exception as exc:  # noqa: BLE001 - reported as the leg's crash, the race goes on
-            ex = Execution("crash", error=f"harness failure: {type(exc).__name__}: {exc}")
-        ended.put((i, ex))
+    def decided(i: int, execution: Execution) -> bool:
+        results[i] = judge(requests[i], execution)
+        return results[i].status in _DECISIVE
 
-    threads = [threading.Thread(target=run, args=(i,), name=f"battlebench-race-{i}", daemon=True)
-               for i in range(len(requests))]
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    legs: list[Leg | None] = [None] * len(requests)
-    winner: int | None = None
-    wall = 0.0
-    for _ in requests:
-        i, ex = ended.get()
-        if winner is not None:  # a loser, killed (or ending just as it was): not judged
-            legs[i] = Leg(labels[i], requests[i], ex, None)
-            continue
-        result = judge(requests[i], ex)
-        legs[i] = Leg(labels[i], requests[i], ex, result)
-        wall = time.perf_counter() - t0
-        if result.status in _DECISIVE:
-            winner = i
-            for j, (_, worker) in enumerate(workers):
-                if legs[j] is None:
-                    worker.signal(signal.SIGKILL)  # its call sees the pipe close and returns
-    for t in threads:
-        t.join()
-    for (key, worker), leg in zip(workers, legs):
-        pool.checkin(key, worker, ok=leg is not None and not leg.killed and leg.execution.kind == "ok")
-    return RaceResult([leg for leg in legs if leg is not None], winner, wall)
+    many = pool.execute_many(requests, decided)
+    legs = [Leg(labels[i], requests[i], many.executions[i], None if many.stopped[i] else results[i])
+            for i in range(len(requests))]
+    return RaceResult(legs, many.first, many.wall_s)
 
 
 __all__ = ["Leg", "RACE", "RaceResult", "leg_label", "parse_leg", "race", "split_pairs"]
