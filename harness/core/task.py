@@ -76,12 +76,12 @@ class PairSpec:
 
     @property
     def backend(self) -> str:
-        """The old name of :attr:`plugin` (read-only; kept while other code still reads it)."""
+        """The old name of :attr:`plugin`, read-only: kept for plugin tasks written before (the house says plugin)."""
         return self.plugin
 
     @property
     def formulation(self) -> str:
-        """The old name of :attr:`variant` (read-only; kept while other code still reads it)."""
+        """The old name of :attr:`variant`, read-only: kept for plugin tasks written before (the house says variant)."""
         return self.variant
 
     @property

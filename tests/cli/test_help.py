@@ -121,11 +121,11 @@ def test_a_flag_means_one_thing_with_one_default_in_every_command():
 
 def test_the_grace_is_the_campaigns_everywhere():
     from harness.cli.common import grace_of
-    from harness.runner.config import DEFAULTS
+    from harness.core.limits import DEFAULT_GRACE_S
 
     for name in ("solve", "count", "play", "conform"):
         (action,) = [a for a in SUB[name]._actions if "--grace" in a.option_strings]
-        assert grace_of(argparse.Namespace(grace=action.default)) == DEFAULTS["grace_s"], name
+        assert grace_of(argparse.Namespace(grace=action.default)) == DEFAULT_GRACE_S, name
 
 
 @pytest.mark.parametrize("argv, dest, value", [

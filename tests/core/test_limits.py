@@ -44,7 +44,7 @@ def test_the_command_line_and_a_config_say_the_same_about_a_bad_limit(tmp_path, 
     import argparse
 
     from harness.cli.common import limits_of as cli_limits
-    from harness.runner.config import _limits
+    from harness.runner.config import load_config
 
     args = argparse.Namespace(time_limit=None, memory_mb=None, grace=None)
     setattr(args, {"--time-limit": "time_limit", "--memory-mb": "memory_mb", "--grace": "grace"}[flag],
@@ -52,9 +52,11 @@ def test_the_command_line_and_a_config_say_the_same_about_a_bad_limit(tmp_path, 
     with pytest.raises(UsageError) as cli:
         cli_limits(args)
     assert str(cli.value) == f"{flag} {problem}"
+    config = tmp_path / "c.toml"
+    config.write_text(f'name = "c"\ninstances = ["*.toml"]\n[[pairs]]\nbackend = "fake"\n[limits]\n{key} = {value}\n')
     with pytest.raises(ConfigError) as cfg:
-        _limits({key: float(value) if key != "memory_mb" else int(value)}, tmp_path / "c.toml")
-    assert str(cfg.value) == f"{tmp_path / 'c.toml'}: limits.{key}: {problem}"
+        load_config(config, require_instances=False)
+    assert str(cfg.value) == f"{config}: limits.{key}: {problem}"
 
 
 def test_a_request_carries_its_limits_and_an_older_plugins_request_its_attributes():
