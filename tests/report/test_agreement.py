@@ -9,8 +9,9 @@ import pytest
 
 from handstore import BAD_BOARD, BOARD_A, BOARD_B, make_store, run
 from harness.errors import InputError
-from harness.report.agreement import (KINDS, Problem, board_id, check_agreement, find_manifest, load_manifest,
-                                      render_problems)
+from harness.report.agreement import KINDS, Problem, board_id, check_agreement
+from harness.report.manifest import find_manifest, load_manifest
+from harness.report.problem_text import render_problems
 from harness.store import ResultsStore
 
 ROOT = Path(__file__).resolve().parents[2]

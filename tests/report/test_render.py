@@ -16,7 +16,8 @@ from handstore import make_store, run
 from harness.report import metrics, plots
 from harness.report.data import load
 from harness.report.headline import headline
-from harness.report.render import format_number, markdown_table, write_report
+from harness.report.render import write_report
+from harness.report.tables import format_number, markdown_table
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = ["cpsat/placement", "sat[encoding=totalizer,solver=cadical195]/cell", "mip/ship-pairs"]
