@@ -19,7 +19,7 @@ def _distinct(series: pd.Series) -> list[str]:
 
 
 def campaign_facts(df: pd.DataFrame, meta: dict[str, str], results_dir: Path, generated: str,
-           shift_s: float) -> list[tuple[str, str]]:
+                   shift_s: float) -> list[tuple[str, str]]:
     """(label, value) rows describing the campaign, in display order."""
     campaigns = _distinct(df["campaign"]) if not df.empty else []
     campaign = meta.get("campaign") or ", ".join(campaigns) or results_dir.name

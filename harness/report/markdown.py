@@ -15,8 +15,8 @@ from harness.report.wording import CONTROLS_NOTE, FIGURE_CAPTIONS, SIZE_NOTE, TA
 
 
 def markdown_summary(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
-              pngs: list[str], skipped: dict[str, str], files: list[str], shift_s: float,
-              extra: dict[str, Any]) -> str:
+                     pngs: list[str], skipped: dict[str, str], files: list[str], shift_s: float,
+                     extra: dict[str, Any]) -> str:
     """The summary: the title, the completeness, the sessions, the headline, the pairs tables, the statuses, each
     task's Markdown, failures, disagreements, pivots, best-of, sizes, the figures (``pngs`` linked, ``skipped``
     says why one is missing), the measures and the ``files``; ``extra`` the parts :func:`harness.report.render`

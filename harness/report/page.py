@@ -70,26 +70,45 @@ def _menu(body: str) -> str:
 
 
 def html_page(title: str, subtitle: str, headline: str, tables: dict[str, pd.DataFrame],
-          figures: dict[str, str], skipped: dict[str, str], facts: list[tuple[str, str]],
-          files: list[str], shift_s: float, sections: dict[str, str],
-          task_sections: list[tuple[str, str, str]], notes: list[str], load: str | None = None,
-          ranking: str = "") -> str:
+              figures: dict[str, str], skipped: dict[str, str], facts: list[tuple[str, str]],
+              files: list[str], shift_s: float, sections: dict[str, str],
+              task_sections: list[tuple[str, str, str]], notes: list[str], load: str | None = None,
+              ranking: str = "") -> str:
     """The page: the title and ``subtitle``, the completeness banner, the loaded-machine warning and ``notes``,
     the ``headline``, then the pairs tables, the ``sections`` built by :func:`harness.report.render.write_report`,
     each task's ``task_sections``, the pivots, best-of, sizes, virtual best, repetitions, the ``figures`` (base64
     PNGs; ``skipped`` says why one is missing), the campaign's ``facts`` and the ``files`` beside it."""
+    head = _head(title, subtitle, headline, sections["completeness"], notes, load)
+    parts = _pairs_part(tables, ranking, shift_s)
+    parts += _runs_part(sections, task_sections)
+    parts += _tables_part(tables)
+    parts += _figures_part(figures, skipped)
+    parts += _campaign_part(facts, files)
+    body = "\n".join(parts)
+    return "\n".join([*head, _menu(body), body, "</body></html>"]) + "\n"
+
+
+def _head(title: str, subtitle: str, headline: str, completeness: str, notes: list[str],
+          load: str | None) -> list[str]:
+    """The document's head and the page's top: title, subtitle, completeness banner, warnings, headline."""
     esc = html.escape
-    pairs = display_pairs(tables["pairs"])
-    head = [
+    return [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(title)}</title><style>{CSS}{matrix.CSS}{evidence.CSS}</style></head><body>",
         f"<h1>{esc(title)}</h1>", f'<p class="sub">{esc(subtitle)}</p>',
-        sections["completeness"],
+        completeness,
         *([f'<p class="warn" id="loaded"><b>{esc(load)}</b></p>'] if load else []),
         *[f'<p class="warn">{esc(note)}</p>' for note in notes],
         f'<p class="headline" id="headline">{esc(headline)}</p>',
     ]
+
+
+def _pairs_part(tables: dict[str, pd.DataFrame], ranking: str, shift_s: float) -> list[str]:
+    """The "Pairs" section: how they were ranked, the outcome, speed and resources tables, the A/A controls
+    and how to read the measures."""
+    esc = html.escape
+    pairs = display_pairs(tables["pairs"])
     parts = [
         '<h2 id="pairs">Pairs</h2>',
         '<p class="sub">Best first: most instances solved, then smallest shifted geometric mean; ranked on '
@@ -111,13 +130,25 @@ def html_page(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
     ]
     parts += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in measure_notes(shift_s)]
     parts.append("</dl>")
-    parts += [f'<h2 id="statuses">{esc(summary.TITLE)}</h2>', sections["statuses"]]
+    return parts
+
+
+def _runs_part(sections: dict[str, str], task_sections: list[tuple[str, str, str]]) -> list[str]:
+    """The sections about the runs: statuses, the matrix, each task's own, failures, disagreements."""
+    esc = html.escape
+    parts = [f'<h2 id="statuses">{esc(summary.TITLE)}</h2>', sections["statuses"]]
     parts += ['<h2 id="matrix-section">Every run: instance × pair</h2>', sections["matrix"]]
     for key, title, body in task_sections:
         parts += [f'<h2 id="{esc(key)}">{esc(title)}</h2>', body]
     parts += ['<h2 id="failures">Failures: errors, memouts and timeouts</h2>', sections["failures"]]
     parts += ['<h2 id="disagreements">Disagreements and wrong boards</h2>', sections["problems"]]
-    parts.append('<h2 id="pivots">Formulation × backend</h2>')
+    return parts
+
+
+def _tables_part(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The other tables: the pivots, best-of, by board size (when several), virtual best, repetitions (if any)."""
+    esc = html.escape
+    parts = ['<h2 id="pivots">Formulation × backend</h2>']
     for name in ("pivot_sgm", "pivot_solved"):
         parts += [f"<h3>{esc(TABLE_TITLES[name])}</h3>", html_table(tables[name])]
     parts.append('<p class="sub">Where several pairs share a backend and formulation (other options), '
@@ -141,7 +172,13 @@ def html_page(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
         parts += [f'<h2 id="repetitions">{esc(TABLE_TITLES["repetitions"])}</h2>',
                   '<p class="sub">spread = (max − min) / median of the ranking time.</p>',
                   html_table(tables["repetitions"])]
-    parts.append('<h2 id="figures">Figures</h2>')
+    return parts
+
+
+def _figures_part(figures: dict[str, str], skipped: dict[str, str]) -> list[str]:
+    """The figures inlined (base64 PNGs) with their captions; for each one not drawn, why."""
+    esc = html.escape
+    parts = ['<h2 id="figures">Figures</h2>']
     for key in plots.FIGURES:
         if key in figures:
             parts.append(f'<figure id="fig-{key}"><img alt="{esc(plots.TITLES[key])}" '
@@ -150,14 +187,19 @@ def html_page(title: str, subtitle: str, headline: str, tables: dict[str, pd.Dat
         else:
             parts.append(f'<p class="note">{esc(plots.TITLES[key])}: not drawn, '
                          f"{esc(skipped.get(key, 'not available'))}.</p>")
-    parts.append('<h2 id="campaign">Campaign</h2><dl class="facts">')
+    return parts
+
+
+def _campaign_part(facts: list[tuple[str, str]], files: list[str]) -> list[str]:
+    """The campaign's provenance facts and the files written beside the page."""
+    esc = html.escape
+    parts = ['<h2 id="campaign">Campaign</h2><dl class="facts">']
     parts += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts]
     parts.append("</dl>")
     parts.append('<h2 id="files">Files</h2><p class="sub">Next to this page: '
                  + ", ".join(f'<a href="{esc(f)}">{esc(f)}</a>' for f in files)
                  + " (tables unrounded).</p>")
-    body = "\n".join(parts)
-    return "\n".join([*head, _menu(body), body, "</body></html>"]) + "\n"
+    return parts
 
 
 __all__ = ["CSS", "MENU", "completeness_html", "html_page"]

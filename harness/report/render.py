@@ -180,8 +180,8 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
                      for s in section.html(t, {k: encoded[k] for k in f if k in encoded}, html_table)]
     load = load_warning(meta, measures)
     ranking = ranking_sentence(measures)
-    index.write_text(html_page(title, subtitle, headline, tables, encoded, skipped, facts, files, shift_s, sections,
-                           task_sections, notes, load, ranking), encoding="utf-8")
+    index.write_text(html_page(title, subtitle, headline, tables, encoded, skipped, facts, files, shift_s,
+                               sections, task_sections, notes, load, ranking), encoding="utf-8")
     summary = out / "summary.md"
 
     def md_table(frame: pd.DataFrame) -> str:
@@ -193,8 +193,8 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
              "statuses": extra_tables["statuses"],
              "sessions": sessions_of(meta), "load": load, "ranking": ranking,
              "task_markdown": task_markdown, "notes": notes}
-    summary.write_text(markdown_summary(title, subtitle, headline, tables, pngs, skipped, ["index.html"] + files,
-                                 shift_s, extra), encoding="utf-8")
+    summary.write_text(markdown_summary(title, subtitle, headline, tables, pngs, skipped,
+                                        ["index.html"] + files, shift_s, extra), encoding="utf-8")
     return {"index.html": index, "summary.md": summary, **written}
 
 
