@@ -28,23 +28,22 @@ its ship cells (every character other than ``.``), never against one stored solu
 A count is *exact* only for a decided ``count-K`` run whose count is ``complete`` and
 either below K, K = 0 (all) or an exhausted search; an ``unsat`` run's count is exactly
 0.  A ``solve`` run's single board is evidence, never a uniqueness claim.
+
+The manifest (found, read, what it expects) is :mod:`harness.report.manifest`, whose public names stay
+importable from here; the problems as terminal text, :mod:`harness.report.problem_text`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import textwrap
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
 
-from harness.errors import InputError
 from harness.report.data import clean as _clean
-from harness.report.data import instance_key
+from harness.report.manifest import expected_count, expected_status
+from harness.report.manifest import find_manifest, load_manifest, manifest_coverage, manifest_sentence  # noqa: F401
 
 KINDS = ("wrong-board", "unsat-vs-sat", "count-mismatch", "repetitions-disagree",
          "expected-status", "expected-count")
@@ -54,10 +53,10 @@ DECIDED = ("sat", "unsat")
 MAX_BOARDS = 8
 """At most this many boards are kept as evidence in one problem."""
 
-MANIFEST_PATH = Path("instances") / "MANIFEST.toml"
-
 
 @dataclass
+
+
 class Problem:
     """One disagreement: its kind, the instance, the pairs involved and the evidence.
 
@@ -107,6 +106,8 @@ def board_id(rows: Iterable[str]) -> frozenset[tuple[int, int]]:
 
 
 @dataclass
+
+
 class _Run:
     key: str
     instance: str
@@ -391,30 +392,9 @@ def _repetitions(inst: str, runs: list[_Run]) -> list[Problem]:
     return problems
 
 
-def _expected_count(entry: dict) -> int | str | None:
-    value = entry.get("expected_count")
-    if value is None:
-        return None
-    if isinstance(value, str) and value.strip().lower() == "many":
-        return "many"
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    return None
-
-
-def _expected_status(entry: dict) -> str | None:
-    status = entry.get("expected_status")
-    if status in DECIDED:
-        return status
-    count = _expected_count(entry)
-    if count is None:
-        return None
-    return "unsat" if count == 0 else "sat"
-
-
 def _expected(inst: str, runs: list[_Run], entry: dict) -> list[Problem]:
     problems = []
-    status = _expected_status(entry)
+    status = expected_status(entry)
     if status is not None:
         against = [r for r in runs if r.decided and r.status != status]
         if against:
@@ -426,7 +406,7 @@ def _expected(inst: str, runs: list[_Run], entry: dict) -> list[Problem]:
                 evidence.append((p, board or [], "ok" if board else got))
             message = f"{inst}: the manifest expects {status}; {_names(pairs)} {_says(pairs)} {got}"
             problems.append(Problem("expected-status", inst, tuple(pairs), message, _shown(evidence)))
-    expected = _expected_count(entry)
+    expected = expected_count(entry)
     if expected is None or expected == 0:
         return problems
     parts, pairs, evidence = [], [], []
@@ -476,142 +456,5 @@ def check_agreement(df: pd.DataFrame, manifest: dict[str, dict] | None = None) -
     return problems
 
 
-# -- the manifest -----------------------------------------------------------------------
-
-
-def load_manifest(path: str | Path) -> dict[str, dict]:
-    """The instance manifest as content hash -> entry.
-
-    Entries without ``content_hash`` are skipped.  Entries sharing a content hash (one
-    file under two names) are merged; their expectations must agree (InputError).
-    """
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the manifest: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not a TOML manifest: {exc}") from None
-    entries = data.get("instance", [])
-    if not isinstance(entries, list):
-        raise InputError(f"{path}: 'instance' must be an array of tables")
-    out: dict[str, dict] = {}
-    for entry in entries:
-        if not isinstance(entry, dict) or not entry.get("content_hash"):
-            continue
-        digest = str(entry["content_hash"])
-        count = entry.get("expected_count")
-        if count is not None and _expected_count(entry) is None:
-            raise InputError(f"{path}: {entry.get('name', digest)}: expected_count must be an integer "
-                             f">= 0 or \"many\", not {count!r}")
-        old = out.get(digest)
-        if old is None:
-            out[digest] = dict(entry)
-            continue
-        for k in ("expected_status", "expected_count"):
-            if k in entry and k in old and entry[k] != old[k]:
-                raise InputError(f"{path}: {old.get('name')} and {entry.get('name')} have the same "
-                                 f"content but {k} {old[k]!r} and {entry[k]!r}")
-            if k in entry:
-                old.setdefault(k, entry[k])
-    return out
-
-
-def manifest_coverage(df: pd.DataFrame, manifest: dict[str, dict] | None) -> tuple[int, int]:
-    """``(judged, instances)``: how many of the store's instances have an expectation in ``manifest``.
-
-    An instance (``instance_key``) is judged when one of its runs' ``instance_hash`` has a
-    manifest entry with ``expected_status`` or ``expected_count``.
-    """
-    keys = instance_key(df)
-    expects = {h for h, e in (manifest or {}).items() if "expected_status" in e or "expected_count" in e}
-    judged = keys[df["instance_hash"].astype("string").isin(expects).fillna(False).astype(bool)]
-    return judged.nunique(), keys.nunique()
-
-
-def manifest_sentence(df: pd.DataFrame, manifest: dict[str, dict] | None, path: Any) -> str:
-    """What the store's instances were compared against in the manifest at ``path``; "" if none of them."""
-    judged, total = manifest_coverage(df, manifest)
-    if not judged:
-        return ""
-    try:  # as the user would write it, where it is under the working directory
-        path = Path(path).resolve().relative_to(Path.cwd())
-    except ValueError:
-        pass
-    if judged == total:
-        return f"expected statuses: all {total} instances from {path}" if total > 1 else \
-            f"expected statuses: the instance from {path}"
-    rest = total - judged
-    return (f"expected statuses: {judged} of {total} instances from {path}; "
-            f"{rest} {'has' if rest == 1 else 'have'} no expectation")
-
-
-def find_manifest(start: str | Path) -> Path | None:
-    """The nearest ``instances/MANIFEST.toml`` from ``start`` upwards, then in the current directory."""
-    start = Path(start).resolve()
-    here = start if start.is_dir() else start.parent
-    for d in (here, *here.parents):
-        candidate = d / MANIFEST_PATH
-        if candidate.is_file():
-            return candidate
-    candidate = Path(os.getcwd()) / MANIFEST_PATH
-    return candidate if candidate.is_file() else None
-
-
-# -- rendering --------------------------------------------------------------------------
-
-_MIN_WIDTH = 14
-_MAX_TEXT = 28
-_GAP = 2
-_INDENT = "  "
-
-
-def _column(title: str, board: list[str], verdict: str) -> tuple[int, list[str], list[str], list[str]]:
-    rows = list(board) if board else ["(no board)"]
-    board_w = max((len(r) for r in rows), default=0)
-    w = max(_MIN_WIDTH, board_w, min(len(title), _MAX_TEXT), min(len(verdict), _MAX_TEXT))
-    wrap = lambda text: textwrap.wrap(text, w, break_long_words=True, break_on_hyphens=False) or [""]  # noqa: E731
-    return w, wrap(title), rows, wrap(verdict)
-
-
-def _render_columns(cols: list[tuple[int, list[str], list[str], list[str]]]) -> list[str]:
-    lines = []
-    for part in (1, 2, 3):
-        height = max(len(c[part]) for c in cols)
-        for i in range(height):
-            cells = [(c[part][i] if i < len(c[part]) else "").ljust(c[0] + _GAP) for c in cols]
-            lines.append((_INDENT + "".join(cells)).rstrip())
-    return lines
-
-
-def render_problems(problems: list[Problem], width: int = 100) -> str:
-    """Plain text for a terminal: a header per problem, then its boards side by side.
-
-    Each board is a column titled with its pair, rows aligned, with its verdict (``ok``
-    or the violated rule) under it; columns wrap to ``width`` characters.
-    """
-    if not problems:
-        return "no problems: the stored results agree\n"
-    out: list[str] = []
-    for p in problems:
-        out.append(f"{p.kind}  {p.message}")
-        cols = [_column(t, b, v) for t, b, v in p.boards]
-        chunk: list = []
-        used = len(_INDENT)
-        for col in cols:
-            if chunk and used + col[0] + _GAP > width:
-                out.extend(_render_columns(chunk))
-                out.append("")
-                chunk, used = [], len(_INDENT)
-            chunk.append(col)
-            used += col[0] + _GAP
-        if chunk:
-            out.extend(_render_columns(chunk))
-        out.append("")
-    n = len(problems)
-    out.append(f"{n} problem{'s' if n != 1 else ''}")
-    return "\n".join(out) + "\n"
-
-
-__all__ = ["KINDS", "Problem", "board_id", "check_agreement", "load_manifest", "find_manifest",
-           "manifest_coverage", "manifest_sentence", "render_problems"]
+__all__ = ["DECIDED", "KINDS", "MAX_BOARDS", "Problem", "board_id", "check_agreement", "find_manifest",
+           "load_manifest", "manifest_coverage", "manifest_sentence"]

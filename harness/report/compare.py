@@ -51,7 +51,8 @@ from harness.errors import InputError
 from harness.report import noise
 from harness.report.metrics import shifted_geomean
 from harness.report.regression import DECIDED, TIMES, Key, Runs, compare, improvements, judged_times, runs, slower
-from harness.report.render import _CSS, format_number, html_table, markdown_table
+from harness.report.page import CSS
+from harness.report.tables import format_number, html_table, markdown_table
 
 CHANGES = ("became wrong", "status changed", "slower", "disappeared", "appeared", "fixed", "faster", "same")
 """The change of a match, worst first (the order of the tables' rows)."""
@@ -314,7 +315,7 @@ def html_page(c: Comparison) -> str:
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>",
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{esc(title)}</h1>", f'<p class="sub">{esc(_about(c))}</p>',
         f'<p class="headline" id="headline">{esc(headline(c))}</p>',
         '<h2 id="pairs">Pairs</h2>', html_table(_shown_pairs(c.pairs)),

@@ -48,7 +48,7 @@ def counting_manifest(manifest: dict[str, dict] | None, path: Any) -> dict[str, 
     """The puzzle manifest plus ``deployments/MANIFEST.toml`` beside it (deployment instances' known counts)."""
     from pathlib import Path
 
-    from harness.report.agreement import load_manifest
+    from harness.report.manifest import load_manifest
 
     out = dict(manifest or {})
     if path is not None:

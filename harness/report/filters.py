@@ -100,7 +100,7 @@ function fmt(x){if(x===null||x===undefined||Number.isNaN(x))return '–';if(!Num
  if(a<1e-4)return x.toExponential(2).replace(/e([+-])(\\d)$/,'e$10$2');
  return even(x,2-Math.floor(Math.log10(a))).toPrecision(3);}
 """
-"""The script's number formatting, :func:`harness.report.render.format_number`'s (its rounding: ties to even)."""
+"""The script's number formatting, :func:`harness.report.tables.format_number`'s (its rounding: ties to even)."""
 
 SCRIPT = """
 (function(){

@@ -27,14 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+import pandas as pd
+
 from harness.core.failures import group_failures, render_failures
 from harness.core.thresholds import Given, Thresholds, from_options, parse_check, unmatched
 from harness.errors import UsageError
-from harness.report.agreement import find_manifest, load_manifest, manifest_sentence, render_problems
+from harness.report.manifest import find_manifest, load_manifest, manifest_sentence
+from harness.report.problem_text import render_problems
 from harness.report.completeness import Campaign, load_campaign
 from harness.report.data import stored_config
 from harness.report.regression import compare, improvements, matches, render_regressions, timed, wall_fallbacks
-from harness.report.sections import all_problems, parts_of, unknown_note
+from harness.report.sections import Part, all_problems, parts_of, unknown_note
 
 PASSED, FAILED = 0, 1
 
@@ -91,61 +94,88 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     campaign = load_campaign(results)
     baseline = load_campaign(opts.baseline) if opts.baseline else None  # bad input before any verdict
     limits = thresholds(opts, campaign, baseline)
-    df, c = campaign.runs, campaign.completeness
-    failures: list[str] = []
-
+    df = campaign.runs
     if df.empty:
-        print(f"store: {results}: no runs stored"
-              + (f" of {c.planned} planned" if c.known else "") + ": nothing was checked", file=out)
-        print("check: FAILED: an empty store proves nothing", file=out)
-        return FAILED
+        return _nothing_stored(results, campaign, out)
+    failures = _completeness(campaign, opts, out)
+    parts = parts_of(df)
+    _notes(df, parts, out)
+    _refusals(df, out)
+    failures += _errors(df, opts, out)
+    failures += _agreement(df, parts, Path(results), opts, out)
+    failures += _verdicts(df, parts, Path(results), out)
+    if baseline is not None:
+        failures += _coverage(baseline, df, opts, limits, out)
+        failures += _regressions(baseline, df, opts, limits, out)
+    return _verdict(failures, len(df), out)
 
-    # completeness
+
+def _nothing_stored(results: str | Path, campaign: Campaign, out: TextIO) -> int:
+    """An empty store proves nothing: say so and fail."""
+    c = campaign.completeness
+    print(f"store: {results}: no runs stored"
+          + (f" of {c.planned} planned" if c.known else "") + ": nothing was checked", file=out)
+    print("check: FAILED: an empty store proves nothing", file=out)
+    return FAILED
+
+
+def _completeness(campaign: Campaign, opts: CheckOptions, out: TextIO) -> list[str]:
+    """Are all planned runs stored (or can it not be told)? The failure, unless ``--allow-incomplete``."""
+    c = campaign.completeness
     if c.complete:
         print(f"completeness: all {c.planned} planned runs are stored"
               + (f" ({c.outside} stored runs outside the plan are left out)" if c.outside else ""), file=out)
+        return []
+    if c.known:
+        per_pair = ", ".join(f"{p} {m}" for p, m in c.missing_by_pair().items())
+        text = f"{c.missing} of {c.planned} planned runs are missing ({per_pair})"
     else:
-        if c.known:
-            per_pair = ", ".join(f"{p} {m}" for p, m in c.missing_by_pair().items())
-            text = f"{c.missing} of {c.planned} planned runs are missing ({per_pair})"
-        else:
-            text = ("unknown: the store records no plan (made before battlebench kept one, or by hand); "
-                    "run its config again with `battlebench run` to record it (stored runs are not "
-                    "executed again)")
-        if opts.allow_incomplete:
-            print(f"completeness: {text}; allowed by --allow-incomplete", file=out)
-        else:
-            print(f"completeness: {text}", file=out)
-            failures.append("incomplete" if c.known else "completeness unknown")
+        text = ("unknown: the store records no plan (made before battlebench kept one, or by hand); "
+                "run its config again with `battlebench run` to record it (stored runs are not "
+                "executed again)")
+    if opts.allow_incomplete:
+        print(f"completeness: {text}; allowed by --allow-incomplete", file=out)
+        return []
+    print(f"completeness: {text}", file=out)
+    return ["incomplete" if c.known else "completeness unknown"]
 
-    parts = parts_of(df)
+
+def _notes(df: pd.DataFrame, parts: list[Part], out: TextIO) -> None:
+    """The notes of each task's section (and of runs no installed task owns): said, never failed on."""
     for note in unknown_note(parts) + [n for part in parts for n in part.section.notes(part.frame(df))]:
         print(note, file=out)
 
-    # refusals: a plugin that declined an instance is not an error, but say so
+
+def _refusals(df: pd.DataFrame, out: TextIO) -> None:
+    """Runs a plugin declined: not errors, but said."""
     refused = group_failures(df.to_dict("records"), ("refused",))
     if refused:
         print(f"refused: {_plural(sum(g.count for g in refused), 'run')} declined by their plugin "
               "(not counted as errors):", file=out)
         print(render_failures(refused), file=out)
 
-    # errors
+
+def _errors(df: pd.DataFrame, opts: CheckOptions, out: TextIO) -> list[str]:
+    """Runs that ended in error, grouped by message; a failure unless ``--allow-errors``."""
     errors = group_failures(df.to_dict("records"), ("error",))
     n_errors = sum(g.count for g in errors)
-    if n_errors:
-        print(f"errors: {_plural(n_errors, 'run')} ended in error"
-              + ("; allowed by --allow-errors" if opts.allow_errors else "") + ":", file=out)
-        print(render_failures(errors), file=out)
-        if not opts.allow_errors:
-            failures.append(_plural(n_errors, "error run"))
-    else:
+    if not n_errors:
         print("errors: none", file=out)
+        return []
+    print(f"errors: {_plural(n_errors, 'run')} ended in error"
+          + ("; allowed by --allow-errors" if opts.allow_errors else "") + ":", file=out)
+    print(render_failures(errors), file=out)
+    return [] if opts.allow_errors else [_plural(n_errors, "error run")]
 
-    # agreement
-    manifest_path = Path(opts.manifest) if opts.manifest else find_manifest(Path(results))
+
+def _agreement(df: pd.DataFrame, parts: list[Part], results: Path, opts: CheckOptions, out: TextIO) -> list[str]:
+    """The problems of each task's section (disagreements, the manifest contradicted), and what the store was
+    compared against."""
+    manifest_path = Path(opts.manifest) if opts.manifest else find_manifest(results)
     manifest = load_manifest(manifest_path) if manifest_path else None
     problems = all_problems(df, manifest, manifest_path, parts)
     n_inst, n_pairs = df["instance_key"].nunique(), df["pair"].nunique()
+    failures = []
     if problems:
         print(render_problems(problems), file=out)
         print(f"check: {_plural(len(problems), 'problem')} in {_plural(len(df), 'run')} "
@@ -158,10 +188,14 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     expected = manifest_sentence(df, manifest, manifest_path)
     if expected:
         print(expected, file=out)
+    return failures
 
-    # the stored verdicts, judged again from the subject files
+
+def _verdicts(df: pd.DataFrame, parts: list[Part], results: Path, out: TextIO) -> list[str]:
+    """The stored verdicts judged again from the subject files (each task's re-check); a contradiction fails."""
+    failures = []
     for part in parts:
-        again = part.section.recheck(part.frame(df), Path(results))
+        again = part.section.recheck(part.frame(df), results)
         if again is None:
             continue
         if again.mismatches:
@@ -171,49 +205,64 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
                 print(f"verdicts: ... and {len(again.mismatches) - 10} more", file=out)
             failures.append(_plural(len(again.mismatches), "stored result") + " contradicted when judged again")
         print(f"verdicts: {again.sentence()}", file=out)
+    return failures
 
-    # regressions
-    if baseline is not None:
-        old = baseline.runs
-        matched, total = matches(old, df)
-        if not total or not matched:
-            print(f"regression: {'the baseline holds no runs' if not total else 'no run matches the baseline'}"
-                  f" ({opts.baseline}): nothing was compared", file=out)
-            failures.append("nothing compared with the baseline")
-        else:
-            print(f"regression: {matched} of the baseline's {_plural(total, 'instance × pair')} compared"
-                  + ("" if baseline.completeness.complete else
-                     f"; the baseline is incomplete ({baseline.completeness.sentence() or 'no plan'})"), file=out)
-            n_timed = timed(old, df, time=opts.time, thresholds=limits)
-            floor = ("its pair's floor" if limits.per_pair_floors else
-                     f"the floor of {limits.overall[1].value:g} s")
-            if n_timed:
-                print(f"regression: {n_timed} of them timed (decided alike, a median at or above {floor})", file=out)
-            else:
-                print(f"regression: no match has a {opts.time} time at or above {floor}: "
-                      "no slowdown could be judged (lower --floor, or time longer runs)", file=out)
-                failures.append("no time compared with the baseline")
-        regressions = compare(old, df, time=opts.time, thresholds=limits)
-        better = improvements(old, df, time=opts.time, thresholds=limits)
-        if opts.time == "cpu":
-            fallback = wall_fallbacks(old, df)
-            if fallback:
-                print(f"regression: {_plural(fallback, 'match')} lack cpu_s on one side (a store made "
-                      "before battlebench recorded it): judged on wall time", file=out)
-        if regressions:
-            print(render_regressions(regressions), file=out)
-            print(f"check: {_plural(len(regressions), 'regression')} against {opts.baseline}", file=out)
-            failures.append(_plural(len(regressions), "regression"))
-        else:
-            print(f"regression: none against {opts.baseline} ({opts.time} time, {limits.sentence()})", file=out)
-        if better:
-            print(f"improvements: {len(better)}", file=out)
-            print(render_regressions(better), file=out)
 
+def _coverage(baseline: Campaign, df: pd.DataFrame, opts: CheckOptions, limits: Thresholds,
+              out: TextIO) -> list[str]:
+    """How much of the baseline the store matches, and how many matches are long enough to time; comparing
+    nothing (no match, or no match timed) fails."""
+    old = baseline.runs
+    matched, total = matches(old, df)
+    if not total or not matched:
+        print(f"regression: {'the baseline holds no runs' if not total else 'no run matches the baseline'}"
+              f" ({opts.baseline}): nothing was compared", file=out)
+        return ["nothing compared with the baseline"]
+    print(f"regression: {matched} of the baseline's {_plural(total, 'instance × pair')} compared"
+          + ("" if baseline.completeness.complete else
+             f"; the baseline is incomplete ({baseline.completeness.sentence() or 'no plan'})"), file=out)
+    n_timed = timed(old, df, time=opts.time, thresholds=limits)
+    floor = ("its pair's floor" if limits.per_pair_floors else
+             f"the floor of {limits.overall[1].value:g} s")
+    if n_timed:
+        print(f"regression: {n_timed} of them timed (decided alike, a median at or above {floor})", file=out)
+        return []
+    print(f"regression: no match has a {opts.time} time at or above {floor}: "
+          "no slowdown could be judged (lower --floor, or time longer runs)", file=out)
+    return ["no time compared with the baseline"]
+
+
+def _regressions(baseline: Campaign, df: pd.DataFrame, opts: CheckOptions, limits: Thresholds,
+                 out: TextIO) -> list[str]:
+    """The slowdowns against the baseline (each a failure), the matches judged on wall time for want of CPU
+    time, and the improvements (said, never failed on)."""
+    old = baseline.runs
+    regressions = compare(old, df, time=opts.time, thresholds=limits)
+    better = improvements(old, df, time=opts.time, thresholds=limits)
+    if opts.time == "cpu":
+        fallback = wall_fallbacks(old, df)
+        if fallback:
+            print(f"regression: {_plural(fallback, 'match')} lack cpu_s on one side (a store made "
+                  "before battlebench recorded it): judged on wall time", file=out)
+    failures = []
+    if regressions:
+        print(render_regressions(regressions), file=out)
+        print(f"check: {_plural(len(regressions), 'regression')} against {opts.baseline}", file=out)
+        failures.append(_plural(len(regressions), "regression"))
+    else:
+        print(f"regression: none against {opts.baseline} ({opts.time} time, {limits.sentence()})", file=out)
+    if better:
+        print(f"improvements: {len(better)}", file=out)
+        print(render_regressions(better), file=out)
+    return failures
+
+
+def _verdict(failures: list[str], runs: int, out: TextIO) -> int:
+    """The last line: FAILED with every failure, or passed."""
     if failures:
         print(f"check: FAILED: {'; '.join(failures)}", file=out)
         return FAILED
-    print(f"check: passed ({len(df)} runs)", file=out)
+    print(f"check: passed ({runs} runs)", file=out)
     return PASSED
 
 

@@ -30,6 +30,7 @@ import io
 import math
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -400,7 +401,6 @@ def scatter_vs_best(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: 
     if x_at_limit:
         xhi = max(xhi, limit * 1.6)
     lo = min(xlo, ylo)
-    at_limit = x_at_limit or y_at_limit
 
     def side(pair: str) -> tuple[np.ndarray, np.ndarray]:
         rows = it[it["pair"] == pair].set_index(INSTANCE_KEY).reindex(instances)
@@ -410,6 +410,7 @@ def scatter_vs_best(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: 
         return t, solved
 
     bx, bsolved = side(best_pair) if best_pair is not None else (np.array([]), np.array([], bool))
+    frame = _Frame(lo, xhi, yhi, limit, x_at_limit, y_at_limit)
     for k, ax in enumerate(axes.flat):
         if k >= len(others):
             if not others:
@@ -418,36 +419,7 @@ def scatter_vs_best(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: 
                 ax.set_visible(False)
             continue
         pair = others[k]
-        st = styles[pair]
-        y, ysolved = side(pair)
-        both = bsolved & ysolved
-        hi = max(xhi, yhi)
-        ax.plot([lo, hi], [lo, hi], color=_GREY, lw=1)
-        for f in (10.0,):
-            ax.plot([lo, hi], [lo * f, hi * f], color=_GREY, lw=0.6, ls=":")
-            ax.plot([lo, hi], [lo / f, hi / f], color=_GREY, lw=0.6, ls=":")
-        if y_at_limit:
-            ax.axhline(limit, color=_GREY, ls="--", lw=0.8)
-        if x_at_limit:
-            ax.axvline(limit, color=_GREY, ls="--", lw=0.8)
-        ax.scatter(bx[both], y[both], s=22, color=st["color"], marker=st["marker"], alpha=0.8,
-                   edgecolors="none")
-        ax.scatter(bx[~both], y[~both], s=40, color="#b2182b", marker=_UNSOLVED, linewidths=1.6)
-        slower = int(np.sum(both & (y > bx)))
-        faster = int(np.sum(both & (y < bx)))
-        lost = int(np.sum(bsolved & ~ysolved))
-        won = int(np.sum(~bsolved & ysolved))
-        text = f"slower than the best on {slower}\nfaster on {faster}"
-        if lost:
-            text += f"\nunsolved here, solved by the best: {lost}"
-        if won:
-            text += f"\nsolved here, not by the best: {won}"
-        ax.text(0.97, 0.03, text, transform=ax.transAxes, va="bottom", ha="right", fontsize=8,
-                bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9})
-        ax.set_xlim(lo, xhi)
-        ax.set_ylim(lo, yhi)
-        ax.set_title(_wrap(pair), fontsize=9, color=st["color"])
-        ax.grid(True, alpha=0.25)
+        _scatter_panel(ax, pair, styles[pair]["color"], styles[pair]["marker"], (bx, bsolved), side(pair), frame)
         if k % ncols == 0:
             ax.set_ylabel(f"this pair: {time_words(df)} (s)")
         if k >= len(others) - ncols:
@@ -455,13 +427,65 @@ def scatter_vs_best(df: pd.DataFrame, best_pair: str | None = None, *, shift_s: 
             ax.tick_params(labelbottom=True)
     fig.suptitle(f"Per-instance time against the best pair, {best_pair}\n"
                  "(log-log; above the diagonal the best pair is faster; dotted lines: 10×)", fontsize=10.5)
+    _scatter_legend(fig, limit, x_at_limit or y_at_limit)
+    return fig
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """The scatter panels' common axes: from ``lo`` to ``xhi`` / ``yhi``, the time ``limit`` and whether it is
+    inside the x / y axis."""
+
+    lo: float
+    xhi: float
+    yhi: float
+    limit: float
+    x_at_limit: bool
+    y_at_limit: bool
+
+
+def _scatter_panel(ax: Any, pair: str, color: str, marker: str, best: tuple[np.ndarray, np.ndarray],
+                   this: tuple[np.ndarray, np.ndarray], frame: _Frame) -> None:
+    """One panel of :func:`scatter_vs_best`: ``pair``'s times (``this``: times, solved) against the best pair's
+    (``best``), the diagonal, the 10× lines, the limit lines and the counts of slower, faster, lost and won."""
+    (bx, bsolved), (y, ysolved) = best, this
+    both = bsolved & ysolved
+    lo, hi = frame.lo, max(frame.xhi, frame.yhi)
+    ax.plot([lo, hi], [lo, hi], color=_GREY, lw=1)
+    for f in (10.0,):
+        ax.plot([lo, hi], [lo * f, hi * f], color=_GREY, lw=0.6, ls=":")
+        ax.plot([lo, hi], [lo / f, hi / f], color=_GREY, lw=0.6, ls=":")
+    if frame.y_at_limit:
+        ax.axhline(frame.limit, color=_GREY, ls="--", lw=0.8)
+    if frame.x_at_limit:
+        ax.axvline(frame.limit, color=_GREY, ls="--", lw=0.8)
+    ax.scatter(bx[both], y[both], s=22, color=color, marker=marker, alpha=0.8, edgecolors="none")
+    ax.scatter(bx[~both], y[~both], s=40, color="#b2182b", marker=_UNSOLVED, linewidths=1.6)
+    slower = int(np.sum(both & (y > bx)))
+    faster = int(np.sum(both & (y < bx)))
+    lost = int(np.sum(bsolved & ~ysolved))
+    won = int(np.sum(~bsolved & ysolved))
+    text = f"slower than the best on {slower}\nfaster on {faster}"
+    if lost:
+        text += f"\nunsolved here, solved by the best: {lost}"
+    if won:
+        text += f"\nsolved here, not by the best: {won}"
+    ax.text(0.97, 0.03, text, transform=ax.transAxes, va="bottom", ha="right", fontsize=8,
+            bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9})
+    ax.set_xlim(lo, frame.xhi)
+    ax.set_ylim(lo, frame.yhi)
+    ax.set_title(_wrap(pair), fontsize=9, color=color)
+    ax.grid(True, alpha=0.25)
+
+
+def _scatter_legend(fig: Figure, limit: float, at_limit: bool) -> None:
+    """:func:`scatter_vs_best`'s legend: both solved, unsolved by either, the time limit (on the axes or not)."""
     handles = [Line2D([], [], ls="none", marker="o", color=_GREY, ms=5),
                Line2D([], [], ls="none", marker=_UNSOLVED, color="#b2182b", ms=7, mew=1.6),
                Line2D([], [], color=_GREY, ls="--", lw=0.8)]
     labels = ["both solved (median over repetitions)", "unsolved by either: drawn at the limit",
               f"time limit {limit:g} s" if at_limit else f"time limit {limit:g} s (no run reached it: off the axes)"]
     fig.legend(handles, labels, loc="outside lower center", ncols=3, frameon=False, fontsize=8.5)
-    return fig
 
 
 def time_vs_size(df: pd.DataFrame, *, shift_s: float = 1.0) -> Figure:

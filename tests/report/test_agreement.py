@@ -9,8 +9,9 @@ import pytest
 
 from handstore import BAD_BOARD, BOARD_A, BOARD_B, make_store, run
 from harness.errors import InputError
-from harness.report.agreement import (KINDS, Problem, board_id, check_agreement, find_manifest, load_manifest,
-                                      render_problems)
+from harness.report.agreement import KINDS, Problem, board_id, check_agreement
+from harness.report.manifest import find_manifest, load_manifest
+from harness.report.problem_text import render_problems
 from harness.store import ResultsStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,3 +266,11 @@ def test_find_manifest(tmp_path, monkeypatch):
     assert find_manifest(elsewhere) is None
     monkeypatch.chdir(tmp_path / "proj")
     assert find_manifest(elsewhere) == (tmp_path / "proj" / "instances" / "MANIFEST.toml").resolve()
+
+
+def test_the_manifest_names_still_import_from_agreement():
+    """The manifest moved to its own module; its public names stay importable from agreement, the same objects."""
+    from harness.report import agreement, manifest
+
+    for name in ("find_manifest", "load_manifest", "manifest_coverage", "manifest_sentence"):
+        assert name in agreement.__all__ and getattr(agreement, name) is getattr(manifest, name), name

@@ -19,7 +19,8 @@ from handstore import make_store, run
 from harness.report import metrics, summary
 from harness.report.data import load
 from harness.report.filters import FILTERED, FORMAT
-from harness.report.render import OUTCOME_COLUMNS, SPEED_COLUMNS, format_number, write_report
+from harness.report.render import write_report
+from harness.report.tables import OUTCOME_COLUMNS, SPEED_COLUMNS, format_number
 
 pytestmark = needs_chromium
 A, B = "sat/cell", "cpsat[threads=2]/placement"  # one core: ranked by CPU time; two threads: by wall time

@@ -11,7 +11,8 @@ from handstore import make_store, run
 from harness.errors import InputError
 from harness.report import data, metrics, noise
 from harness.report.headline import headline
-from harness.report.render import load_warning, write_report
+from harness.report.facts import load_warning
+from harness.report.render import write_report
 
 A, B, C = "sat/cell", "cpsat/placement", "cpsat[threads=8]/cell"
 INSTANCES = [f"i{k}" for k in range(1, 9)]

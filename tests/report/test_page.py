@@ -11,7 +11,8 @@ import pytest
 
 from handstore import make_store, run
 from harness.report import metrics
-from harness.report.render import column_label, html_table, markdown_table, write_report
+from harness.report.render import write_report
+from harness.report.tables import column_label, html_table, markdown_table
 from harness.store import ResultsStore
 
 PAIRS = ["cpsat/placement", "sat[encoding=totalizer,solver=cadical195]/cell"]

@@ -16,7 +16,8 @@ from handstore import make_store, run
 from harness.report import metrics, plots
 from harness.report.data import load
 from harness.report.headline import headline
-from harness.report.render import format_number, markdown_table, write_report
+from harness.report.render import write_report
+from harness.report.tables import format_number, markdown_table
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = ["cpsat/placement", "sat[encoding=totalizer,solver=cadical195]/cell", "mip/ship-pairs"]
@@ -281,3 +282,16 @@ def test_cactus_axis_ends_near_the_data_unless_a_run_reached_the_limit(tmp_path)
                    run("i4", "b/cell", "timeout", 61.0, time_limit_s=60.0)]
     ax = plots.cactus(load(make_store(tmp_path / "slow", slow))).axes[0]
     assert ax.get_xlim()[1] >= 60.0
+
+
+def test_the_old_public_names_of_render_still_import_from_it():
+    """render was split by concept; a user's section or script importing its public names still works, and gets
+    the one definition of each (not a copy)."""
+    from harness.report import facts, render, tables, wording
+
+    homes = {"COLUMN_LABELS": tables, "NA": tables, "column_label": tables, "display_pairs": tables,
+             "format_number": tables, "html_table": tables, "markdown_table": tables,
+             "LOADED_LOAD_PER_CORE": facts, "load_warning": facts, "ranking_sentence": wording}
+    assert set(homes) | {"EXTRA_TABLES", "write_report"} == set(render.__all__)
+    for name, home in homes.items():
+        assert getattr(render, name) is getattr(home, name), name
