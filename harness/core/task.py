@@ -22,249 +22,33 @@ runs in (``key``), its limits, and does its own work there.  :func:`base_record`
 the columns every task shares; the task fills the rest.  Each task declares what the
 shared columns hold for it and the columns it adds of its own (``columns``,
 ``extra_columns``; :mod:`harness.core.columns` makes the records page of them).
+
+This module holds :class:`TaskType`, the shared record columns and the registry with its look-ups;
+the rest of the contract lives beside it, every name re-exported here: the specs and run ids
+(:mod:`harness.core.runspec`), the request and what comes back (:mod:`harness.core.request`), the
+report section (:mod:`harness.core.section`).
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
 import socket
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harness.core.limits import NO_LIMITS, Limits
+# The contract's parts live in their own modules; every name stays importable from here (users' plugin
+# tasks import from harness.core.task).
+from harness.core.limits import Limits
 from harness.core.plugins import Family, overridden
 from harness.core.record import SCHEMA, SQL_TYPES, dumps, empty_record
+from harness.core.request import (TERMINATIONS, Executed, Request, WorkerOutcome, limits_of, now_iso,
+                                  termination_of, times_of, worker_key)
+from harness.core.runspec import (CONTROL_SUFFIX, RACE, RANK_BY, PairSpec, RunSpec, Subject, TaskSpec,
+                                  interleaved, make_spec, read_subject, run_id)
+from harness.core.section import ReportSection
 from harness.core.status import Status, Termination
 from harness.errors import ConfigError, InputError
 
 HOST = socket.gethostname()
-RACE = "race"  # the plugin and variant a race's records carry (its backend and formulation columns)
-
-
-RANK_BY = ("auto", "cpu", "wall")
-"""What a report may rank pairs by (config ``[report] rank_by``, ``report --rank-by``; the rule for ``auto``:
-:func:`harness.report.data.pair_measures`)."""
-
-CONTROL_SUFFIX = "~aa"
-"""The end of an A/A control's label: the pair's second copy, run interleaved with it (config ``[report]
-controls``), from which the report measures the machine's run-to-run noise."""
-
-
-@dataclass(frozen=True)
-class PairSpec:
-    """A pair: the task's plugin (a backend, counter or strategy: :attr:`TaskType.plugin` names it per task) x
-    its variant (a formulation, what is counted, an announcement rule: :attr:`TaskType.variant`) x options,
-    with its deterministic label.  The record keeps them in its ``backend`` and ``formulation`` columns."""
-
-    plugin: str
-    variant: str
-    options: tuple[tuple[str, Any], ...] = ()  # as configured (not the defaults), sorted
-    params: tuple[tuple[str, Any], ...] = ()  # the task's own settings of this pair (play: games)
-    legs: tuple["PairSpec", ...] = ()  # a race (plugin = variant = "race"): its pairs, in order
-    control: bool = False  # an A/A control: the same pair again, labelled with CONTROL_SUFFIX
-
-    @property
-    def label(self) -> str:
-        if self.legs:
-            own = "race[" + ",".join(leg.label for leg in self.legs) + "]"
-        else:
-            opts = ",".join(f"{k}={_text(v)}" for k, v in self.options)
-            own = f"{self.plugin}[{opts}]/{self.variant}" if opts else f"{self.plugin}/{self.variant}"
-        return own + CONTROL_SUFFIX if self.control else own
-
-    @property
-    def backend(self) -> str:
-        """The old name of :attr:`plugin`, read-only: kept for plugin tasks written before (the house says plugin)."""
-        return self.plugin
-
-    @property
-    def formulation(self) -> str:
-        """The old name of :attr:`variant`, read-only: kept for plugin tasks written before (the house says variant)."""
-        return self.variant
-
-    @property
-    def option_dict(self) -> dict[str, Any]:
-        return dict(self.options)
-
-    @property
-    def param_dict(self) -> dict[str, Any]:
-        return dict(self.params)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    """A configured task: the registered task (``name``), what its runs' ``question`` column says (``label``) and
-    its parameters (the solve task's ``k``)."""
-
-    name: str
-    label: str
-    params: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def param_dict(self) -> dict[str, Any]:
-        return dict(self.params)
-
-
-@dataclass(frozen=True)
-class Subject:
-    """One subject file as the parent read it: the value (None when it did not parse), its name, the hash of
-    its content (of the file's bytes when it did not parse) and the one-line error."""
-
-    path: str  # as shown (relative to the working directory where it can be)
-    value: Any
-    name: str
-    digest: str
-    error: str = ""
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """One run to execute: everything a worker (local or on a cluster) needs, picklable."""
-
-    run_id: str
-    campaign: str
-    config_hash: str
-    instance_path: str
-    instance_name: str
-    instance_hash: str
-    instance: Any  # the subject (a puzzle, a deployment instance, a board); None: the file did not parse
-    load_error: str
-    pair: PairSpec
-    task: TaskSpec
-    seed: int | None
-    repetition: int
-    limits: Limits
-
-    @property
-    def options(self) -> dict[str, Any]:
-        """The pair's options, with the run's seed."""
-        opts = self.pair.option_dict
-        if self.seed is not None:
-            opts["seed"] = self.seed
-        return opts
-
-
-def run_id(shown: str, digest: str, pair: PairSpec, task: TaskSpec, seed: int | None, rep: int,
-           limits: Limits) -> str:
-    """The deterministic id of a run: same file and content, pair, question, seed, repetition and limits."""
-    key = dumps([shown, digest, pair.label, task.label, seed, rep, limits.time_s, limits.memory_mb])
-    return hashlib.sha256(key.encode()).hexdigest()[:20]
-
-
-def interleaved(pairs: tuple[PairSpec, ...] | list[PairSpec], i: int) -> list[PairSpec]:
-    """``pairs`` in the order they run on the ``i``-th subject: an A/A control (listed right after its pair)
-    runs after it on even subjects and before it on odd ones, so that neither copy always runs first."""
-    order = list(pairs)
-    if i % 2:
-        for k in range(1, len(order)):
-            if order[k].control and not order[k - 1].control:
-                order[k - 1], order[k] = order[k], order[k - 1]
-    return order
-
-
-def make_spec(subject: Subject, pair: PairSpec, task: TaskSpec, seed: int | None, rep: int, limits: Limits,
-              campaign: str = "", config_hash: str = "") -> RunSpec:
-    return RunSpec(run_id(subject.path, subject.digest, pair, task, seed, rep, limits), campaign, config_hash,
-                   subject.path, subject.name, subject.digest, subject.value, subject.error, pair, task, seed,
-                   rep, limits)
-
-
-def worker_key(plugin: str, options: dict[str, Any] | None = None) -> str:
-    """A worker key: ``plugin`` alone, or ``plugin {json options}`` (pairs with other options never share a
-    process: one's solver state, loaded libraries or reserved address space cannot reach another)."""
-    if not options:
-        return plugin
-    import json
-
-    return f"{plugin} {json.dumps(options, sort_keys=True, default=str)}"
-
-
-class Request:
-    """What a worker gets for one run (picklable); each task's request class subclasses it.
-
-    ``limits`` is its :class:`~harness.core.limits.Limits` (a field of the subclass: the
-    run spec's limits, the one channel from the config or command line to the worker);
-    ``key()`` names the warm worker it runs in (runs of one key share a process, runs of
-    two keys never do); ``execute()`` is the part the worker does, its failures caught
-    and returned (an exception escaping it is recorded as a crash); ``warm()`` imports
-    what the runs of this key need, in a new worker before its first run, and returns
-    versions; ``memory_limit_by()`` says how the memory limit holds: ``address-space``
-    (``RLIMIT_AS``) or ``rss`` (sampled from outside).
-    """
-
-    limits: Limits = NO_LIMITS
-
-    def key(self) -> str:
-        raise NotImplementedError
-
-    def execute(self) -> Any:
-        raise NotImplementedError
-
-    def warm(self) -> dict[str, str]:
-        return {}
-
-    def memory_limit_by(self) -> str:
-        return "address-space"
-
-
-def limits_of(request: Any) -> Limits:
-    """The limits ``request`` carries.  A request of a plugin task written before requests carried
-    :class:`Limits` (``time_limit_s`` and ``memory_mb`` attributes) is read as those, with the default grace."""
-    limits = getattr(request, "limits", None)
-    if isinstance(limits, Limits) and (limits is not NO_LIMITS or not hasattr(request, "time_limit_s")):
-        return limits
-    return Limits(getattr(request, "time_limit_s", None), getattr(request, "memory_mb", None))
-
-
-@dataclass
-class WorkerOutcome:
-    """What a worker sends back for one run: the task's own fields, and these the worker fills in."""
-
-    failure: str = ""  # "" ran to its end; "memout" or "MemoryError": out of memory; else one line why not
-    cpu_s: float | None = None  # user + system CPU of the worker and its children during the run
-    peak_rss_mb: float | None = None
-
-    def summary(self) -> str:
-        """What this answer said, in a few words (the runner's note on a late answer)."""
-        return type(self).__name__
-
-
-@dataclass
-class Executed:
-    """One run executed and judged: its record (what the store keeps) and the task's result (what a
-    single-shot command shows)."""
-
-    record: dict[str, Any]
-    result: Any = None
-
-
-def now_iso() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
-
-
-def times_of(wall_s: float) -> tuple[str, str]:
-    """(started_at, ended_at) of a run that ended now after ``wall_s`` seconds."""
-    ended = dt.datetime.now(dt.timezone.utc)
-    started = ended - dt.timedelta(seconds=wall_s)
-    return started.isoformat(timespec="milliseconds"), ended.isoformat(timespec="milliseconds")
-
-
-TERMINATIONS = {"ok": Termination.COMPLETED, "timeout": Termination.TIMEOUT, "memout": Termination.MEMOUT,
-                "crash": Termination.CRASH}
-"""The one table from how the runner saw an execution end (its ``kind``) to the run's termination."""
-
-
-def termination_of(kind: str) -> Termination:
-    """The termination of an execution as the runner measured it (``ok``: the worker answered)."""
-    return TERMINATIONS[kind]
 
 
 def base_record(spec: RunSpec, execution: Any = None) -> dict[str, Any]:
@@ -299,19 +83,6 @@ def error_record(spec: RunSpec, error: str, detail: str = "") -> dict[str, Any]:
                detail=detail)
     return rec
 
-
-def read_subject(path: Path, read: Any, shown: str) -> Subject:
-    """``read(path)`` as a :class:`Subject`; an InputError is kept as the subject's error (its runs are
-    recorded as ``error``, the campaign goes on)."""
-    try:
-        value = read(path)
-        return Subject(shown, value, value.name, value.content_hash())
-    except InputError as exc:
-        try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        except OSError:
-            digest = "missing"
-        return Subject(shown, None, path.stem, digest, str(exc))
 
 
 class TaskType:
@@ -402,56 +173,6 @@ class TaskType:
         """What ``report`` and ``check`` add for this task's runs (a :class:`ReportSection`), or None."""
         return None
 
-
-class ReportSection:
-    """What a task adds to ``report`` and ``check`` for its runs; every method has a harmless default.
-
-    ``frame`` is the typed results frame of the task's runs only (:mod:`harness.report.data`).
-    """
-
-    title = ""
-    ranks_by_time = True  # are its pairs ranked by time (the pairs tables, the headline), or by its own measure?
-
-    def problems(self, frame: Any, manifest: dict | None, manifest_path: Any) -> list:
-        """Disagreements among the runs (``check`` fails on any): :class:`harness.report.agreement.Problem`."""
-        return []
-
-    def agreement(self, frame: Any) -> str:
-        """What ``check`` says when there is no problem, after "every run agrees"."""
-        return ""
-
-    def recheck(self, frame: Any, results: Path) -> Any:
-        """The stored verdicts judged again from the subject files, or None (not applicable)."""
-        return None
-
-    def notes(self, frame: Any) -> list[str]:
-        """Facts ``check`` reports without failing (metadata it corrected, ...)."""
-        return []
-
-    def prepare(self, frame: Any) -> Any:
-        """The runs as the report shows them (a stored value corrected, as :meth:`notes` says); the frame
-        itself when nothing changes."""
-        return frame
-
-    def tables(self, frame: Any) -> dict[str, Any]:
-        """Extra tables (written as CSV beside the report)."""
-        return {}
-
-    def figures(self, frame: Any) -> dict[str, Any]:
-        """Extra figures (matplotlib), by file stem."""
-        return {}
-
-    def headline(self, tables: dict[str, Any]) -> str | None:
-        """The headline when this task's own measure ranks its pairs (``ranks_by_time`` False)."""
-        return None
-
-    def html(self, tables: dict[str, Any], figures: dict[str, str], html_table: Any) -> list[tuple[str, str, str]]:
-        """(id, title, HTML) sections of ``index.html``; ``figures`` are base64 PNGs by stem."""
-        return []
-
-    def markdown(self, tables: dict[str, Any], pngs: list[str], markdown_table: Any) -> list[str]:
-        """Lines of ``summary.md``."""
-        return []
 
 
 def _task_contract(cls: type[TaskType]) -> list[str]:

@@ -33,7 +33,7 @@ from typing import Any, Callable, Sequence
 
 from harness.core.limits import DEFAULT_GRACE_S, NO_LIMITS, WARM_S, Limits
 from harness.core.status import Termination
-from harness.core.task import Request, WorkerOutcome, limits_of, termination_of
+from harness.core.request import Request, WorkerOutcome, limits_of, termination_of
 from harness.runner.worker import TICK_S, read_frame, session_members, status_kb, tree_cpu_s, write_frame
 
 SAMPLE_S = 0.05  # how often the runner samples a busy worker's memory

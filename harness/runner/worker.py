@@ -233,7 +233,7 @@ def _limit_by(request: Any) -> str:
 def _measured(request: Any, run: Any) -> Any:
     """``run()`` under the request's memory limit, with its CPU time and peak memory put on the outcome."""
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    from harness.core.task import limits_of  # loaded with the request's class already
+    from harness.core.request import limits_of  # loaded with the request's class already
 
     memory_mb = limits_of(request).memory_mb
     if memory_mb and _limit_by(request) == "address-space":
@@ -262,7 +262,7 @@ def _run(request: Any) -> Any:
 def _warm(request: Any) -> Any:
     """A new worker's first call: the request's warm-up (imports, a first tiny run), under its memory limit."""
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    from harness.core.task import limits_of  # loaded with the request's class already
+    from harness.core.request import limits_of  # loaded with the request's class already
 
     memory_mb = limits_of(request).memory_mb
     if memory_mb and _limit_by(request) == "address-space":

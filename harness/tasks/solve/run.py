@@ -27,7 +27,7 @@ from harness.backends.registry import check_pair, get_backend
 from harness.core.options import Resolved
 from harness.core.limits import NO_LIMITS, Limits
 from harness.core.status import Question, Status, Termination, classify
-from harness.core.task import Request, WorkerOutcome, termination_of, worker_key
+from harness.core.request import Request, WorkerOutcome, termination_of, worker_key
 from harness.errors import HarnessError
 from harness.model import build_model
 from harness.puzzle.board import Board
