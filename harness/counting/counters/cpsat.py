@@ -46,6 +46,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from harness.core.options import Option
@@ -122,128 +123,214 @@ class CpSatCounter(Counter):
 
     def count(self, dep: Any, by: str = "deployments", deadline: float | None = None,
               exclude: Iterable[frozenset] = ()) -> CountAnswer:
-        from ortools.sat.python import cp_model
-
         from harness.counting.placements import layout
 
         self.check_by(by)
         lay = layout(dep)
         kept = possible(dep, lay)
-        if any(len(kept[k]) < t.count for k, t in enumerate(lay.types)) or any(
-                not any(i in p for ps in kept.values() for p in ps) for i in lay.hits):
+        if _hopeless(lay, kept):
             return CountAnswer(0, True, {"variables": 0})
-        model = cp_model.CpModel()
-        covering: list[list[Any]] = [[] for _ in range(lay.n)]
-        chosen: list[tuple[Any, tuple[int, ...]]] = []  # in the order the search tries them
-        var: dict[tuple[int, tuple[int, ...]], Any] = {}
-        for k in sorted(kept, key=lambda k: -max(map(len, kept[k]), default=0)):  # longest pieces first
-            xs = []
-            for p in kept[k]:
-                x = var[k, p] = model.NewBoolVar(f"p{k}_{'_'.join(map(str, p))}")
-                xs.append(x)
-                chosen.append((x, p))
-                for i in p:
-                    covering[i].append(x)
-            if lay.types[k].count == 1:
-                model.AddExactlyOne(xs)
-            else:
-                model.Add(sum(xs) == lay.types[k].count)
-        clued = False
-        for clues, axis in ((dep.row_clues, 0), (dep.col_clues, 1)):
-            for line, v in enumerate(clues or ()):
-                if v is None:
-                    continue
-                clued = True
-                weight: dict[int, int] = {}  # per placement (variable index), its cells on the line
-                for i, c in enumerate(lay.cells):
-                    if c[axis] == line:
-                        for x in covering[i]:
-                            weight[x.Index()] = weight.get(x.Index(), 0) + 1
-                if not weight:  # nothing can lie on this line
-                    if v:
-                        return CountAnswer(0, True, {"variables": len(chosen)})
-                    continue
-                model.Add(cp_model.LinearExpr.WeightedSum([model.GetBoolVarFromProtoIndex(j) for j in weight],
-                                                          list(weight.values())) == v)
-        if not dep.touching and dep.grid.kind == "square":
-            for cells in windows(lay):
-                meets = {id(x): x for i in cells for x in covering[i]}
-                if len(meets) > 1:
-                    model.AddAtMostOne(list(meets.values()))
-        else:
-            for xs in covering:
-                if len(xs) > 1:
-                    model.AddAtMostOne(xs)
-            if not dep.touching:
-                for x, p in chosen:
-                    for i in lay.halo[p]:
-                        if covering[i]:
-                            model.AddAtMostOne([x, *covering[i]])
-        for i in sorted(lay.hits, key=lambda i: lay.cells[i]):  # one piece covers it (two never share a cell)
-            model.AddExactlyOne(covering[i])
-        excluded = 0
-        for known in exclude:  # not all of these placements (or occupied cells) again
-            xs = ([var[kp] for kp in known] if by == "deployments" else
-                  [x for i in known for x in covering[i]])
-            model.Add(sum(xs) <= len(known) - 1)
-            excluded += 1
-        if clued:  # longest pieces first, the LP whole (see the module docstring)
-            model.AddDecisionStrategy([x for x, _ in chosen], cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
+        built = _placement_model(lay, kept)
+        if not _add_clues(built, dep, lay):
+            return CountAnswer(0, True, {"variables": len(built.chosen)})
+        _add_apart(built, dep, lay)
+        _add_hits(built, lay)
+        excluded = _add_exclusions(built, exclude, by)
+        _add_search_order(built)
         searches = self.opts["split"]
         todo = cubes(lay, CUBES_PER_SEARCH * searches, kept)
-        boards: set[frozenset[int]] = set()
-        lock = threading.Lock()
-        found = [0]
-        statuses: list[str] = []
+        run = _Enumeration(built, by, deadline)
+        done = run.all(todo, searches)
+        return CountAnswer(run.found if by == "deployments" else len(run.boards), all(done),
+                           _detail(built, run.statuses, todo, searches, done, excluded))
 
-        def search(cube: list) -> bool:
-            """Count the deployments of one cube (all of them when ``cube`` is empty); whether it was searched
-            to the end."""
-            md = model.Clone() if cube else model
-            lit = {key: md.GetBoolVarFromProtoIndex(x.Index()) for key, x in var.items()}
-            for kind, keys in cube:
-                if kind == "some":
-                    md.AddBoolOr([lit[key] for key in keys])
-                else:
-                    for key in keys:
-                        md.AddBoolOr([lit[key] if kind == "all" else lit[key].Not()])
-            mine = [(lit[key], key[1]) for key in var]
 
-            class Tally(cp_model.CpSolverSolutionCallback):
-                def on_solution_callback(self) -> None:
-                    board = frozenset(i for x, p in mine if self.Value(x) for i in p) if by == "boards" else None
-                    with lock:
-                        found[0] += 1
-                        if board is not None:
-                            boards.add(board)
+def _hopeless(lay: Any, kept: dict[int, list]) -> bool:
+    """Is there no deployment at all: a piece type with fewer possible placements than copies, or a hit no
+    possible placement covers?"""
+    return any(len(kept[k]) < t.count for k, t in enumerate(lay.types)) or any(
+        not any(i in p for ps in kept.values() for p in ps) for i in lay.hits)
 
-            solver = cp_model.CpSolver()
-            solver.parameters.enumerate_all_solutions = True
-            solver.parameters.num_workers = 1
-            if clued:
-                solver.parameters.search_branching = cp_model.FIXED_SEARCH
-                solver.parameters.add_lp_constraints_lazily = False
-            if deadline is not None:
-                solver.parameters.max_time_in_seconds = max(0.0, deadline - time.monotonic())
-            status = solver.Solve(md, Tally())
-            with lock:
-                statuses.append(solver.StatusName(status))
-            return status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
 
+@dataclass
+class _Built:
+    """The CP-SAT model as it is built: its placement booleans (``var`` by (type, placement); ``chosen`` in the
+    order the search tries them; ``covering`` per cell) and whether a clue constrains it."""
+
+    model: Any
+    covering: list[list[Any]]
+    chosen: list[tuple[Any, tuple[int, ...]]] = field(default_factory=list)
+    var: dict[tuple[int, tuple[int, ...]], Any] = field(default_factory=dict)
+    clued: bool = False
+
+
+def _placement_model(lay: Any, kept: dict[int, list]) -> _Built:
+    """One boolean per possible placement, longest pieces first, and the fleet: per piece type, its placements
+    sum to its copies."""
+    from ortools.sat.python import cp_model
+
+    built = _Built(cp_model.CpModel(), [[] for _ in range(lay.n)])
+    model = built.model
+    for k in sorted(kept, key=lambda k: -max(map(len, kept[k]), default=0)):  # longest pieces first
+        xs = []
+        for p in kept[k]:
+            x = built.var[k, p] = model.NewBoolVar(f"p{k}_{'_'.join(map(str, p))}")
+            xs.append(x)
+            built.chosen.append((x, p))
+            for i in p:
+                built.covering[i].append(x)
+        if lay.types[k].count == 1:
+            model.AddExactlyOne(xs)
+        else:
+            model.Add(sum(xs) == lay.types[k].count)
+    return built
+
+
+def _add_clues(built: _Built, dep: Any, lay: Any) -> bool:
+    """Each row and column clue equals the sum of the placements covering its cells, weighted by how many of
+    its cells each covers (sets ``built.clued``); False: a non-zero clue on a line no placement can reach (no
+    deployment)."""
+    from ortools.sat.python import cp_model
+
+    model = built.model
+    for clues, axis in ((dep.row_clues, 0), (dep.col_clues, 1)):
+        for line, v in enumerate(clues or ()):
+            if v is None:
+                continue
+            built.clued = True
+            weight: dict[int, int] = {}  # per placement (variable index), its cells on the line
+            for i, c in enumerate(lay.cells):
+                if c[axis] == line:
+                    for x in built.covering[i]:
+                        weight[x.Index()] = weight.get(x.Index(), 0) + 1
+            if not weight:  # nothing can lie on this line
+                if v:
+                    return False
+                continue
+            model.Add(cp_model.LinearExpr.WeightedSum([model.GetBoolVarFromProtoIndex(j) for j in weight],
+                                                      list(weight.values())) == v)
+    return True
+
+
+def _add_apart(built: _Built, dep: Any, lay: Any) -> None:
+    """No two placements share a cell and, touching forbidden, none touches another: one at-most-one per 2x2
+    window on square boards, else per cell and per placement and cell of its halo (module docstring)."""
+    model, covering = built.model, built.covering
+    if not dep.touching and dep.grid.kind == "square":
+        for cells in windows(lay):
+            meets = {id(x): x for i in cells for x in covering[i]}
+            if len(meets) > 1:
+                model.AddAtMostOne(list(meets.values()))
+        return
+    for xs in covering:
+        if len(xs) > 1:
+            model.AddAtMostOne(xs)
+    if not dep.touching:
+        for x, p in built.chosen:
+            for i in lay.halo[p]:
+                if covering[i]:
+                    model.AddAtMostOne([x, *covering[i]])
+
+
+def _add_hits(built: _Built, lay: Any) -> None:
+    """One piece covers each hit cell (two never share a cell), in board order."""
+    for i in sorted(lay.hits, key=lambda i: lay.cells[i]):
+        built.model.AddExactlyOne(built.covering[i])
+
+
+def _add_exclusions(built: _Built, exclude: Iterable[frozenset], by: str) -> int:
+    """Each deployment (set of (type, placement)) or board (set of occupied cells) counted elsewhere forbidden
+    by one linear constraint: not all of these again; how many."""
+    excluded = 0
+    for known in exclude:
+        xs = ([built.var[kp] for kp in known] if by == "deployments" else
+              [x for i in known for x in built.covering[i]])
+        built.model.Add(sum(xs) <= len(known) - 1)
+        excluded += 1
+    return excluded
+
+
+def _add_search_order(built: _Built) -> None:
+    """Clued: the search tries the placements in order, longest pieces first (the LP whole: module docstring);
+    unclued, CP-SAT's own search is kept."""
+    from ortools.sat.python import cp_model
+
+    if built.clued:
+        built.model.AddDecisionStrategy([x for x, _ in built.chosen], cp_model.CHOOSE_FIRST,
+                                        cp_model.SELECT_MIN_VALUE)
+
+
+class _Enumeration:
+    """The searches of one count, each a single-worker CP-SAT enumeration (in threads when split): the
+    deployments found, the distinct boards (by boards), each search's status."""
+
+    def __init__(self, built: _Built, by: str, deadline: float | None) -> None:
+        self.built, self.by, self.deadline = built, by, deadline
+        self.lock = threading.Lock()
+        self.found = 0
+        self.boards: set[frozenset[int]] = set()
+        self.statuses: list[str] = []
+
+    def all(self, todo: list[list], searches: int) -> list[bool]:
+        """Every cube of ``todo`` searched, ``searches`` at once (one search without cubes when not split);
+        per search, whether it ran to the end."""
         if searches > 1:
             with ThreadPoolExecutor(max_workers=searches, thread_name_prefix="battlebench-cpsat-cube") as pool:
-                done = [future.result() for future in [pool.submit(search, cube) for cube in todo]]
-        else:
-            done = [search([])]
-        complete = all(done)
-        detail = {"variables": len(chosen), "constraints": len(model.Proto().constraints),
-                  "status": ", ".join(f"{statuses.count(s)} {s}" if len(statuses) > 1 else s for s in sorted(set(statuses))),
-                  "search": "longest first" if clued else "CP-SAT's own"}
-        if searches > 1:
-            detail["split"] = f"{len(todo)} cubes, {searches} searches at once, {sum(done)} searched to the end"
-        if excluded:
-            detail["excluded"] = excluded
-        return CountAnswer(found[0] if by == "deployments" else len(boards), complete, detail)
+                return [future.result() for future in [pool.submit(self.search, cube) for cube in todo]]
+        return [self.search([])]
+
+    def search(self, cube: list) -> bool:
+        """Count the deployments of one cube (all of them when ``cube`` is empty); whether it was searched
+        to the end."""
+        from ortools.sat.python import cp_model
+
+        built = self.built
+        md = built.model.Clone() if cube else built.model
+        lit = {key: md.GetBoolVarFromProtoIndex(x.Index()) for key, x in built.var.items()}
+        for kind, keys in cube:
+            if kind == "some":
+                md.AddBoolOr([lit[key] for key in keys])
+            else:
+                for key in keys:
+                    md.AddBoolOr([lit[key] if kind == "all" else lit[key].Not()])
+        mine = [(lit[key], key[1]) for key in built.var]
+        run = self
+
+        class Tally(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self) -> None:
+                board = frozenset(i for x, p in mine if self.Value(x) for i in p) if run.by == "boards" else None
+                with run.lock:
+                    run.found += 1
+                    if board is not None:
+                        run.boards.add(board)
+
+        solver = cp_model.CpSolver()
+        solver.parameters.enumerate_all_solutions = True
+        solver.parameters.num_workers = 1
+        if built.clued:
+            solver.parameters.search_branching = cp_model.FIXED_SEARCH
+            solver.parameters.add_lp_constraints_lazily = False
+        if self.deadline is not None:
+            solver.parameters.max_time_in_seconds = max(0.0, self.deadline - time.monotonic())
+        status = solver.Solve(md, Tally())
+        with self.lock:
+            self.statuses.append(solver.StatusName(status))
+        return status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+
+
+def _detail(built: _Built, statuses: list[str], todo: list, searches: int, done: list[bool],
+            excluded: int) -> dict[str, Any]:
+    """What the answer says of its model and searches: variables, constraints, statuses, search order, the
+    split, the exclusions."""
+    detail: dict[str, Any] = {
+        "variables": len(built.chosen), "constraints": len(built.model.Proto().constraints),
+        "status": ", ".join(f"{statuses.count(s)} {s}" if len(statuses) > 1 else s for s in sorted(set(statuses))),
+        "search": "longest first" if built.clued else "CP-SAT's own"}
+    if searches > 1:
+        detail["split"] = f"{len(todo)} cubes, {searches} searches at once, {sum(done)} searched to the end"
+    if excluded:
+        detail["excluded"] = excluded
+    return detail
 
 
 __all__ = ["CUBES_PER_SEARCH", "CpSatCounter", "cubes", "possible", "windows"]
