@@ -46,7 +46,8 @@ ALLOWED = {
             "counting", "play", "tasks", "conform", "cli", "__init__"},
 }
 MEASURING = ("runner/run.py", "runner/campaign.py", "runner/worker.py", "runner/process.py", "runner/config.py",
-             "runner/local.py", "runner/dask.py", "runner/progress.py", "store/sqlite.py")
+             "runner/local.py", "runner/dask.py", "runner/progress.py", "store/sqlite.py",
+             "store/schema.py")
 SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat", "cpmpy", "minizinc", "pyscipopt", "pychoco", "z3", "exact",
                "pumpkin_solver", "pindakaas", "clingo"}
 

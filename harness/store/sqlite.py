@@ -22,7 +22,7 @@ task kept a game's shots in ``count``) with each game's shots moved to ``shots``
 version 4 and before (no ``question``: their ``task`` column held the question) with it in
 ``question`` and ``task`` the name of the task that owns it
 (:func:`harness.core.task.task_name_of_label`); all are upgraded in place only when a
-campaign writes to them again.
+campaign writes to them again (the versions, the tables and the upgrades: :mod:`harness.store.schema`).
 
 Besides the shared columns, ``runs`` holds the columns a task declares of its own
 (``TaskType.extra_columns``): :meth:`ResultsStore.add_columns` adds them when a campaign of
@@ -56,6 +56,9 @@ import zlib
 
 from harness.core.record import BOOL_COLUMNS, COLUMNS, JSON_COLUMNS, SQL_TYPES, check_record, check_values
 from harness.errors import InputError, StoreDamaged, StoreMismatch
+from harness.store.schema import (  # noqa: F401  (ADDED_IN_*: the schema's names, importable from here as before)
+    ADDED_IN_2, ADDED_IN_3, ADDED_IN_4, ADDED_IN_5, CREATE_META, CREATE_PLAN, PLAN_COLUMNS, SCHEMA_VERSION,
+    create_runs, legacy_columns, plan_select, present_columns, upgrade)
 from harness.store.wal import wal_damage
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -94,33 +97,6 @@ def _unzipped(gz: Path) -> Path:
     os.chmod(target, 0o444)
     _UNZIPPED[key] = target
     return target
-SCHEMA_VERSION = 5
-"""``PRAGMA user_version`` of stores this code writes (it reads 1 to 5)."""
-
-ADDED_IN_2 = ("cpu_s",)
-"""Run columns that version-1 stores lack (read as null)."""
-
-ADDED_IN_3 = ("shots",)
-"""Run columns that version-2 stores lack: a game's shots, which those kept in ``count``."""
-
-ADDED_IN_4 = ("warmup_s",)
-"""Run columns that version-3 stores lack: what the run's worker's warm-up took (read as null)."""
-
-ADDED_IN_5 = ("question",)
-"""Run (and plan) columns that version-4 stores lack: their ``task`` column held the question."""
-
-_ADDED = {2: ADDED_IN_2, 3: ADDED_IN_3, 4: ADDED_IN_4, 5: ADDED_IN_5}
-
-_V2_SHOTS = "CASE WHEN task = 'play' THEN count END"  # version <= 2: the play task's shots were its count
-_V2_COUNT = "CASE WHEN task = 'play' THEN NULL ELSE count END"
-
-PLAN_COLUMNS: dict[str, str] = {
-    "run_id": "TEXT", "instance": "TEXT", "instance_path": "TEXT", "instance_hash": "TEXT",
-    "pair": "TEXT", "backend": "TEXT", "formulation": "TEXT", "task": "TEXT", "question": "TEXT", "seed": "INTEGER",
-    "repetition": "INTEGER",
-}
-"""The columns of ``planned_runs``: one row per run the campaign's config expands to."""
-
 _PLANNED = "planned_runs"  # campaign_meta key: how many runs the plan holds (absent: no plan recorded)
 _PLAN_HASH = "plan_hash"  # campaign_meta key: a digest of the plan's run ids (an edited plan is damage)
 
@@ -131,40 +107,6 @@ _COLUMN_LIST = ", ".join(COLUMNS)
 
 def _insert(names: Sequence[str]) -> str:
     return f"INSERT OR IGNORE INTO runs ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})"
-
-
-def _present(version: int, columns: Iterable[str]) -> list[str]:
-    """The ``columns`` a store of schema ``version`` has (those added after it left out)."""
-    later = {c for v, added in _ADDED.items() if v > version for c in added}
-    return [c for c in columns if c not in later]
-
-
-def _quoted(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _task_of_question(conn: sqlite3.Connection, table: str) -> str:
-    """SQL for the task's name of a version-4 (or older) row, whose ``task`` column held the question."""
-    from harness.core.task import task_name_of_label
-
-    labels = [r[0] for r in conn.execute(f"SELECT DISTINCT task FROM {table} WHERE task IS NOT NULL")]
-    names = {label: task_name_of_label(label) for label in labels}
-    whens = " ".join(f"WHEN {_quoted(label)} THEN {_quoted(name)}" for label, name in names.items() if name != label)
-    return f"CASE task {whens} ELSE task END" if whens else "task"
-
-
-def _create_runs() -> str:
-    cols = [
-        f"{name} {sql_type} PRIMARY KEY NOT NULL" if name == "run_id" else f"{name} {sql_type}"
-        for name, sql_type in COLUMNS.items()
-    ]
-    return "CREATE TABLE IF NOT EXISTS runs (\n    " + ",\n    ".join(cols) + "\n)"
-
-
-_CREATE_META = "CREATE TABLE IF NOT EXISTS campaign_meta (key TEXT PRIMARY KEY, value TEXT)"
-_CREATE_PLAN = ("CREATE TABLE IF NOT EXISTS planned_runs (\n    "
-                + ",\n    ".join(f"{c} {t}" + (" PRIMARY KEY NOT NULL" if c == "run_id" else "")
-                                  for c, t in PLAN_COLUMNS.items()) + "\n)")
 
 
 def _short(digest: str | None) -> str:
@@ -293,14 +235,14 @@ class ResultsStore:
                 raise InputError(f"{self.path}: not a results store (no runs table)")
             conn.execute("PRAGMA journal_mode = WAL")
             with self._transaction():
-                conn.execute(_create_runs())
-                conn.execute(_CREATE_META)
-                conn.execute(_CREATE_PLAN)
+                conn.execute(create_runs())
+                conn.execute(CREATE_META)
+                conn.execute(CREATE_PLAN)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         else:
             info = {r[1]: r[2].upper() for r in conn.execute("PRAGMA table_info(runs)")}
             have = list(info)
-            expected = _present(version, COLUMNS)
+            expected = present_columns(version, COLUMNS)
             own = {c: t for c, t in info.items() if c not in COLUMNS and version >= 5 and t in SQL_TYPES}
             if sorted(have) != sorted(expected + list(own)):
                 missing = [c for c in expected if c not in have]
@@ -317,41 +259,17 @@ class ResultsStore:
             if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal" and create:
                 conn.execute("PRAGMA journal_mode = WAL")
             have = [r[1] for r in conn.execute("PRAGMA table_info(runs)")]
-            legacy = {"shots": _V2_SHOTS, "count": _V2_COUNT} if "shots" not in have else {}
-            if "question" not in have:
-                legacy.update(task=_task_of_question(conn, "runs"), question="task")
+            legacy = legacy_columns(conn, have)
             self._select = ", ".join(f"{legacy[c]} AS {c}" if c in legacy else c if c in have else f"NULL AS {c}"
                                      for c in [*COLUMNS, *self.extra])
             if "planned_runs" in tables and self.version < 5:
-                old = {"task": _task_of_question(conn, "planned_runs"), "question": "task"}
-                self._plan_select = ", ".join(f"{old[c]} AS {c}" if c in old else c for c in PLAN_COLUMNS)
+                self._plan_select = plan_select(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
 
     def _upgrade(self) -> None:
-        """In place: version 1 -> 2, the ``cpu_s`` column (null for old runs) and the plan table; 2 -> 3, the
-        ``shots`` column, each game's shots moved there from ``count``; 3 -> 4, the ``warmup_s`` column; 4 -> 5,
-        the ``question`` column of runs and plan, holding what ``task`` held, and ``task`` the task's name."""
-        conn = self._db
+        """In place, to :data:`SCHEMA_VERSION` (:func:`harness.store.schema.upgrade`)."""
         with self._transaction():
-            if self.version < 2:
-                for column in ADDED_IN_2:
-                    conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
-                conn.execute(_CREATE_PLAN)
-            if self.version < 3:
-                for column in ADDED_IN_3:
-                    conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
-                conn.execute(f"UPDATE runs SET shots = {_V2_SHOTS}, count = {_V2_COUNT}")
-            if self.version < 4:
-                for column in ADDED_IN_4:
-                    conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
-            if self.version < 5:
-                for table in ("runs", "planned_runs"):  # a plan table made by the upgrade from 1 has them
-                    if "question" not in [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]:
-                        task = _task_of_question(conn, table)
-                        for column in ADDED_IN_5:
-                            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {COLUMNS[column]}")
-                        conn.execute(f"UPDATE {table} SET question = task, task = {task}")
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            upgrade(self._db, self.version)
         self.version = SCHEMA_VERSION
 
     @contextmanager
