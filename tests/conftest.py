@@ -3,7 +3,7 @@
 As in campaigns, every backend runs in its own spawned worker (limits are enforced from
 outside), so no test imports a solver library into the pytest process.  The workers are
 closed at the end of each module: a session-wide pool kept 30 solver processes (2.4 GB)
-alive until the suite ended.
+alive until the suite ended.  A failing test is named the moment it fails (tests/failnow.py).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from failnow import pytest_configure, pytest_runtest_logreport, pytest_unconfigure  # noqa: F401 (hooks)
 from harness.tasks.isolated import IsolatedSolver
 
 
@@ -62,3 +63,4 @@ def pytest_collection_modifyitems(config, items):
         where = Path(str(item.fspath)).resolve().relative_to(tests).as_posix()
         if where in SLOW_MODULES or where.startswith("benchmarks/") or getattr(item, "originalname", item.name) in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
+
