@@ -49,6 +49,7 @@ def test_count_k_stops_at_k_and_the_time_limit_is_a_timeout(isolated, formulatio
     res = isolated.solve(many, "asp", formulation, Question.count(2), None, 60)
     assert res.status is Status.SAT and res.count == 2 and not res.complete
     res = isolated.solve(LIMIT_CASE, "asp", formulation, Question.count(0), None, 2.0)
-    assert res.status is Status.TIMEOUT and res.count > 0 and not res.complete, res.detail
+    # how many boards 2 s of wall time finds depends on the machine's load (maybe none): what was found is counted
+    assert res.status is Status.TIMEOUT and not res.complete and res.count == len(res.boards), res.detail
     assert "cancelled at the time limit" in res.detail and all(verify(LIMIT_CASE, b).ok for b in res.boards)
     assert res.times["cpu_s"] < 2.0 + 4  # CPU seconds: work past the limit, which a loaded machine does not inflate

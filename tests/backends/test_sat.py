@@ -83,5 +83,8 @@ def test_time_limit_is_reported_as_timeout(isolated, solver):
     inst = _big(unknown=True)  # astronomically many boards
     res = isolated.solve(inst, "sat", "placement", Question.count(0), {"solver": solver}, 2.0)
     assert res.status is Status.TIMEOUT and res.termination is Termination.SOLVER_LIMIT, res.detail
-    assert not res.complete and res.count > 0 and res.times["cpu_s"] < 2.0 + 3  # CPU: load's waiting is not work
-    assert all(verify(inst, b).ok for b in res.boards)
+    assert not res.complete and res.times["cpu_s"] < 2.0 + 3  # CPU: load's waiting is not work
+    # how many boards 2 s of wall time finds depends on the machine's load (none at load 20 on 2 cores): whatever
+    # was found is counted, verified and distinct
+    assert res.count >= len(res.boards) and (res.count > 0) == bool(res.boards), (res.count, len(res.boards))
+    assert all(verify(inst, b).ok for b in res.boards) and len({b.cells for b in res.boards}) == len(res.boards)

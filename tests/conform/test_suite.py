@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
@@ -110,18 +111,21 @@ def test_cli_exit_codes_and_table(capsys):
 @pytest.mark.parametrize("options, verdict", [
     ({"late": 0.0}, None),                    # stops at its limit
     ({"late": 0.6}, None),                    # stops a little past it (within the second the worker gives)
-    ({"late": 2.5}, "2.5 s past"),   # stops 2.5 s past it (a second after SIGTERM, `battlebench conform` kills it)
+    ({"late": 2.5}, 2.5),   # stops 2.5 s past it (a second after SIGTERM, `battlebench conform` kills it)
     ({"build_s": 2.5}, None),                 # a build longer than the 1 s limit, then stops at once
-    ({"build_s": 2.5, "late": 2.5}, "2.5 s past"),  # ... then runs on past it
+    ({"build_s": 2.5, "late": 2.5}, 2.5),  # ... then runs on past it
 ])
 def test_the_limit_check_judges_what_the_backend_can_stop(isolated, options, verdict):
     """Judged in the suite's pool, which keeps late answers for 5 s (a loaded machine's slack): a backend 2.5 s late
-    is said to be so; with the default second (``battlebench conform``) it is killed from outside (test below)."""
+    is said to be so; with the default second (``battlebench conform``) it is killed from outside (test below).
+    How far past is measured, and a loaded machine adds to it: the test asserts at least the lateness asked for."""
     results = _by_check(conform(isolated, "fake", ["placement"], {"mode": "limit"} | options, checks=("limit",)))
+    detail = results["limit"].detail
     if verdict is None:
-        assert results["limit"].passed, results["limit"].detail
+        assert results["limit"].passed, detail
     else:
-        assert not results["limit"].passed and verdict in results["limit"].detail, results["limit"].detail
+        past = re.search(r"stopped (\d+\.\d) s past its time limit", detail)
+        assert not results["limit"].passed and past and float(past.group(1)) >= verdict - 0.1, detail
 
 
 def test_a_backend_late_past_the_second_the_worker_gives_is_killed_from_outside():
