@@ -22,8 +22,12 @@ one ignores it) and starts no other (a worker that got SIGTERM starts none of th
 pool had already queued to it), so the same command resumes where each seed stopped; exit 130.
 After an interrupt the pool is not waited on without end: a worker still alive
 :data:`STOP_GRACE_S` later is killed (its journal holds every answer it had), so a pool
-whose manager thread died -- CPython 3.11's ``ProcessPoolExecutor`` can lose it to a
-cancelled future (python/cpython#107219, #94440) -- cannot keep ``generate`` from exiting.
+whose manager thread died cannot keep ``generate`` from exiting.  No future is cancelled:
+the seeds queued behind those in flight run as "not started" in a worker that got SIGTERM
+(milliseconds each).  Cancelling them -- ``future.cancel()``, ``shutdown(cancel_futures=True)``
+-- made CPython 3.11's pool keep two tables of pending work, and a worker that then died
+had its manager thread fail in ``terminate_broken`` with ``InvalidStateError`` (a traceback
+on stderr, the thread gone: python/cpython#107219, #94440).
 """
 
 from __future__ import annotations
@@ -258,10 +262,9 @@ class _Pool:
         return [(task.name, phase(task), now - self.started.setdefault(future, now)) for future, task in busy]
 
     def interrupt(self) -> None:
-        """SIGTERM every worker: a seed in hand ends with its journal kept (idle workers ignore it)."""
+        """SIGTERM every worker: a seed in hand ends with its journal kept (idle workers ignore it), and the seeds
+        queued behind it end "not started"; no future is cancelled (the module docstring says why)."""
         self.interrupted = True
-        for future in self.futures:
-            future.cancel()
         for process in list(getattr(self.pool, "_processes", {}).values()):
             try:
                 process.terminate()
@@ -275,7 +278,7 @@ class _Pool:
             self.pool.shutdown(wait=True, cancel_futures=True)
             return
         processes = list(getattr(self.pool, "_processes", {}).values())
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool.shutdown(wait=False)  # the queued seeds drain as "not started": nothing cancelled
         end = time.monotonic() + (STOP_GRACE_S if grace_s is None else grace_s)
         for process in processes:
             process.join(max(0.0, end - time.monotonic()))
