@@ -6,10 +6,10 @@ The tests that use it are skipped where no Chromium is installed (``.ci/run`` in
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+import procs
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium to run the report's inline script "
@@ -20,6 +20,6 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 def dump_dom(page: Path, fragment: str, profile: Path) -> tuple[str, str]:
     """(the DOM, Chromium's stderr) of ``page`` opened at ``#fragment``, with a fresh profile in ``profile``."""
-    res = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri() + fragment],
-                         capture_output=True, text=True, timeout=120)
+    res = procs.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri() + fragment],
+                         capture_output=True, text=True)
     return res.stdout, res.stderr

@@ -7,7 +7,6 @@ strategy): no test imports one into the pytest process.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from harness import api
 from harness.core.status import Status, Termination
+import procs
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "instances" / "smoke" / "tiny_4x4.toml"  # 2 distinct boards
@@ -42,7 +42,7 @@ def test_importing_the_api_loads_no_solver_pandas_numpy_or_task():
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'numpy', 'numba', 'ortools', "
             "'pysat', 'pyomo', 'highspy', 'matplotlib') or m.startswith(('harness.tasks', 'harness.runner', "
             "'harness.backends', 'harness.report'))); assert not bad, bad; print('ok')")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    out = procs.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
+import procs
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "how-to" / "python.md"
@@ -70,8 +70,8 @@ def test_every_python_block_runs_in_order_as_printed(tmp_path):
     (tmp_path / "instances").symlink_to(ROOT / "instances")
     report = tmp_path / "report.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    res = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(BLOCKS), str(report)], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=600)
+    res = procs.run([sys.executable, "-c", DRIVER, json.dumps(BLOCKS), str(report)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-3000:]
     ran = json.loads(report.read_text())
     for i, (block, done) in enumerate(zip(BLOCKS, ran), 1):

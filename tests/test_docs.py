@@ -15,13 +15,13 @@ import glob
 import os
 import re
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from harness.cli import build_parser
+import procs
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md"] + sorted((ROOT / "docs").rglob("*.md"))
@@ -313,8 +313,7 @@ def _run_page(tmp_path: Path, page: str, *, skip: tuple[str, ...] = (), first_bl
             command = re.sub(r"(^|\s+)#.*$", "", raw).strip()
             if not command or command == "source .venv/bin/activate" or any(s in command for s in skip):
                 continue
-            res = subprocess.run(["bash", "-c", command], cwd=cwd, env=_env(), capture_output=True, text=True,
-                                 timeout=600)
+            res = procs.run(["bash", "-c", command], cwd=cwd, env=_env(), capture_output=True, text=True)
             want = int(expected.group(1)) if expected else 0
             assert res.returncode == want, (page, command, res.stdout[-2000:], res.stderr[-2000:])
             ran += 1
@@ -356,10 +355,9 @@ def test_the_play_tutorial_runs_as_printed(tmp_path):
 def test_the_site_builds_strictly(tmp_path):
     pytest.importorskip("mkdocs", reason="mkdocs-material is not installed (pip install mkdocs-material)")
     pytest.importorskip("material", reason="mkdocs-material is not installed (pip install mkdocs-material)")
-    res = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(ROOT / "mkdocs.yml"),
+    res = procs.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(ROOT / "mkdocs.yml"),
                           "-d", str(tmp_path / "site")], cwd=ROOT, env=dict(_env(), NO_MKDOCS_2_WARNING="1"),
-                         capture_output=True, text=True,
-                         timeout=300)
+                         capture_output=True, text=True)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     assert not re.search(r"^WARNING", res.stderr, re.M), res.stderr[-3000:]
     cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text()

@@ -16,7 +16,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,14 +24,15 @@ from damage import DAMAGES
 from fakecampaign import GOOD
 from harness.puzzle.formats import write_instance
 from harness.puzzle.instance import Instance
+import procs
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def battlebench(*args: str, timeout: float = 180, **kw) -> subprocess.CompletedProcess:
+def battlebench(*args: str, **kw) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, cwd=kw.pop("cwd", REPO), env=env, **kw)
+    return procs.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True,
+                     text=True, cwd=kw.pop("cwd", REPO), env=env, **kw)
 
 
 def good_suite(folder: Path, n: int) -> None:
@@ -101,13 +101,9 @@ def test_1_check_fails_on_empty_incomplete_interrupted_and_failed_stores(tmp_pat
                             env=dict(os.environ, PYTHONPATH=str(REPO)),
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     db = tmp_path / "slow" / "out" / "results.sqlite"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if db.exists() and _rows(db) >= 1:
-            break
-        time.sleep(0.05)
+    procs.wait_until(lambda: db.exists() and _rows(db) >= 1, proc)
     proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=60)
+    procs.communicate(proc)
     assert proc.returncode == 130
     res = battlebench("check", tmp_path / "slow" / "out")
     assert res.returncode == 1 and "planned runs are missing" in res.stdout, res.stdout

@@ -12,13 +12,13 @@ facade) on top, side by side: neither imports the other.
 from __future__ import annotations
 
 import ast
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from harness.backends.registry import BACKENDS
+import procs
 
 PKG = Path(__file__).resolve().parents[1] / "harness"
 DOMAINS = {"puzzle", "model", "counting", "play", "backends", "solve"}  # solve: the shim harness/solve.py
@@ -100,7 +100,7 @@ def test_loading_the_measuring_layer_loads_no_task_or_domain_module():
             "harness.store; from harness.runner.config import load_config; "
             "bad = sorted(m for m in sys.modules if m.split('.')[:2] and len(m.split('.')) > 1 and m.split('.')[0] "
             f"== 'harness' and m.split('.')[1] in {sorted(DOMAINS | {'tasks'})!r}); assert not bad, bad; print('ok')")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    out = procs.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
 
 
@@ -121,7 +121,7 @@ def test_importing_a_backend_loads_no_solver_library(backend):
     code = (f"import sys; from harness.backends.registry import get_backend; cls = get_backend({backend!r}); "
             f"cls.resolve_options({{}}); loaded = {sorted(SOLVER_LIBS)!r}; "
             "bad = [m for m in sys.modules if m.split('.')[0] in loaded]; assert not bad, bad; print(cls.name)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = procs.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == backend, out.stderr
 
 
@@ -133,8 +133,8 @@ def test_ortools_and_highspy_share_one_process(first):
             "highspy": "import highspy; h = highspy.Highs(); h.setOptionValue('output_flag', False); "
                        "h.addVar(0, 1); h.run(); assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal"}
     second = "highspy" if first == "ortools" else "ortools"
-    out = subprocess.run([sys.executable, "-c", f"{load[first]}\n{load[second]}\nprint('ok')"],
-                         capture_output=True, text=True, timeout=120)
+    out = procs.run([sys.executable, "-c", f"{load[first]}\n{load[second]}\nprint('ok')"],
+                         capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.splitlines()[-1] == "ok", out.stderr[-2000:]
 
 

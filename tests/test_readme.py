@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import procs
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -63,8 +63,7 @@ def test_the_tour_runs_as_printed(tmp_path):
         command = re.sub(r"\s+#.*$", "", line).strip()
         if "solbat.toml" in command:
             continue
-        res = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
-                             timeout=300)
+        res = procs.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
         assert res.returncode == 0, (command, res.stdout[-2000:], res.stderr[-2000:])
         ran += 1
     assert ran == 17

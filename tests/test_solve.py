@@ -87,10 +87,12 @@ def test_usage_errors_are_raised_before_any_work():
 def test_isolated_worker_is_killed_past_limit_plus_grace():
     with IsolatedSolver(grace_s=0.5) as iso:
         start = time.perf_counter()
-        res = iso.solve(tiny(), "fake", "placement", options={"mode": "sleep", "seconds": 30}, time_limit_s=0.5)
+        res = iso.solve(tiny(), "fake", "placement", options={"mode": "sleep", "seconds": 600}, time_limit_s=0.5)
         took = time.perf_counter() - start
         assert res.status is Status.TIMEOUT and res.termination is Termination.TIMEOUT
-        assert took < 0.5 + 0.5 + 3.0  # limit + grace + spawn/kill slack
+        # killed at limit + grace, not after the fake's 600 s: a hang detector (a loaded machine's spawn and kill
+        # take seconds, not minutes), no time limit
+        assert res.times["wall_s"] >= 0.5 and took < 300
         # the worker is replaced: the next run works
         assert iso.solve(tiny(), "fake", "placement").status is Status.SAT
 

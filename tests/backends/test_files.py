@@ -18,6 +18,7 @@ from harness.tools.parsers import sat_competition
 from harness.backends.files import board_cells
 from pathlib import Path
 from tiny import BY_NAME, MANY, SOLVER_UNSAT, truth
+import procs
 
 CASES = MANY[:10] + SOLVER_UNSAT + [BY_NAME["touching-hints"], BY_NAME["right-and-middle"]]
 OPB_CASES = MANY[:5] + SOLVER_UNSAT[:2] + [BY_NAME["touching-hints"]]  # SCIP reads them back: slower per file
@@ -279,8 +280,7 @@ def _binary_boards(argv_all, argv_one, parse, add_row, before):
     cell formulation: auxiliary variables, many models per board) one solution per call, each board's cell
     literals excluded by a row added to the file before ``before``."""
     def call(argv, path):
-        got = subprocess.run([a.replace("{file}", str(path)) for a in argv], capture_output=True, text=True,
-                             timeout=300)
+        got = procs.run([a.replace("{file}", str(path)) for a in argv], capture_output=True, text=True)
         return parse(got.stdout, ""), got.stdout
 
     def read(path, varmap) -> set[frozenset]:

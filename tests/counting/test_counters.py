@@ -20,6 +20,7 @@ from harness.counting.brute import brute_count
 from harness.counting.counters import BY, COUNTERS, FAMILY, CountAnswer, Unsupported, get_counter
 from harness.counting.deployment import Deployment, Piece
 from harness.counting.geometry import HEX, SQUARE
+from procs import communicate
 
 MINE = tuple(FAMILY.names())  # every registered counter: built-ins and installed entry points
 SOLVER_LIBS = ("ortools", "pysat", "pyganak", "xcover", "numba")
@@ -118,7 +119,7 @@ def counted() -> dict:
                               stderr=subprocess.PIPE, text=True) for names in groups]
     out: dict = {"imports": [], "available": {}}
     for proc in procs:
-        stdout, stderr = proc.communicate(timeout=300)
+        stdout, stderr = communicate(proc)  # no wall-clock deadline: at load 20 these take many minutes
         assert proc.returncode == 0, stderr[-3000:]
         line = next(x for x in stdout.splitlines() if x.startswith("RESULT "))
         part = json.loads(line[len("RESULT "):])

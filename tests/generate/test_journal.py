@@ -8,7 +8,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -18,6 +17,7 @@ from harness.generate.journal import PARTIAL_DIR, Journal, question_id
 from harness.generate.oracle import UniquenessOracle
 from harness.puzzle.formats import read_instance
 from harness.puzzle.plant import instance_from_board, random_board
+import procs
 
 FLEET = {1: 3, 2: 2, 3: 2, 4: 1}
 
@@ -235,18 +235,15 @@ def test_ctrl_c_or_sigterm_leaves_a_clean_exit_and_a_journal_that_resumes(tmp_pa
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 start_new_session=True,  # SIGINT as from a terminal, even in a background job:
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            if journal.exists() and len(journal.read_text().splitlines()) > wait_lines:
-                break
-            time.sleep(0.02)
+        procs.wait_until(lambda n=wait_lines: journal.exists() and len(journal.read_text().splitlines()) > n, proc,
+                         every=0.02)
         if proc.poll() is not None:
             pytest.fail(f"generation ended before it could be interrupted: {proc.communicate()}")
         os.kill(proc.pid, signum)
-        _, err = proc.communicate(timeout=120)
+        _, err = procs.communicate(proc)
         assert proc.returncode == 130, err
         assert "interrupted" in err and "Fatal" not in err and "terminate" not in err
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    done = procs.run(cmd, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "resuming from" in done.stderr
     made = read_instance(out / "gen_15x15_minimal_s2.toml")

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from clirun import ROOT, run
+import procs
 
 SMALL = ROOT / "instances" / "deployments" / "tiny" / "t5x5_3_2x2.toml"
 
@@ -205,20 +206,15 @@ def test_a_board_where_the_fleet_cannot_fit_is_one_line(capsys, tmp_path):
 def test_ctrl_c_keeps_the_games_played(plugins):
     """Finding 14 of issue 32: Ctrl-C on a long ``play`` exited 130 and kept none of its games."""
     import signal
-    import time
 
     marker = plugins / "games.txt"
     proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "play", "--strategy", "bb_strategies:Marker", "-o",
                              f"marker={marker}", "--games", "1000000", "--board", SMALL, "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if marker.exists() and marker.read_text().count("game") >= 5:
-            break
-        time.sleep(0.05)
+    procs.wait_until(lambda: marker.exists() and marker.read_text().count("game") >= 5, proc)
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole group
-    out, err = proc.communicate(timeout=60)
+    out, err = procs.communicate(proc)
     assert proc.returncode == 130, err
     row = json.loads(out)
     assert row["interrupted"] and row["games"] >= 4 and row["completed"] == row["games"], row

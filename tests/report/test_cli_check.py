@@ -8,6 +8,7 @@ import pytest
 from handstore import BOARD_A, BOARD_B, make_store, run
 
 from harness.cli import main
+import procs
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = ("sat/cell", "cpsat/placement")
@@ -186,15 +187,14 @@ def test_report_onto_a_file_is_one_line(tmp_path, capsys):
 
 
 def test_check_into_a_closed_pipe_ends_quietly(tmp_path):
-    import subprocess
     import sys
 
     # a long report (1,000 disputed instances, far more than a pipe holds) into a reader that stops at once
     runs = [run(f"i{k}", pair, status, 1.0) for k in range(1000)
             for pair, status in (("sat/cell", "sat"), ("cpsat/placement", "unsat"))]
     make_store(tmp_path / "r", runs)
-    proc = subprocess.run(f"{sys.executable} -m harness.cli check {tmp_path / 'r'} | head -1", shell=True,
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = procs.run(f"{sys.executable} -m harness.cli check {tmp_path / 'r'} | head -1", shell=True,
+                          capture_output=True, text=True, cwd=ROOT)
     assert proc.stdout.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
 
 

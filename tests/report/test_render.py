@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from harness.report.data import load
 from harness.report.headline import headline
 from harness.report.render import write_report
 from harness.report.tables import format_number, markdown_table
+import procs
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = ["cpsat/placement", "sat[encoding=totalizer,solver=cadical195]/cell", "mip/ship-pairs"]
@@ -251,8 +251,8 @@ print(len(written))
 
 def test_report_needs_no_solver_nor_runner(store, tmp_path):
     out = tmp_path / "report"
-    proc = subprocess.run([sys.executable, "-W", "error", "-c", BLOCKER, str(store), str(out)],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    proc = procs.run([sys.executable, "-W", "error", "-c", BLOCKER, str(store), str(out)],
+                          capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(2 + len(TABLE_FILES) + len(FIGURE_FILES))
     assert (out / "index.html").is_file() and (out / "cactus.png").is_file()

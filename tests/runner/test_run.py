@@ -21,6 +21,7 @@ from harness.store import ResultsStore
 from harness.store.sqlite import SCHEMA_VERSION
 from fakecampaign import FAKE, GOOD, write_config
 from procs import SETTLE_S, described
+import procs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -155,7 +156,7 @@ def test_killing_the_runner_loses_nothing_stored_and_rerunning_completes_it(tmp_
     try:
         _wait_for_rows(out, 1)
         proc.send_signal(signal.SIGKILL if how == "kill-9" else signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = procs.communicate(proc)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -173,7 +174,7 @@ def test_killing_the_runner_loses_nothing_stored_and_rerunning_completes_it(tmp_
     with ResultsStore(out, create=False) as store:
         before = len(store)
     assert 1 <= before < 5
-    again = subprocess.run(cmd, env=_env(marker), capture_output=True, text=True, timeout=120)
+    again = procs.run(cmd, env=_env(marker), capture_output=True, text=True)
     assert again.returncode == 1  # the campaign has a wrong board: exit 1
     assert f"{before} were already stored" in again.stdout
     with ResultsStore(out, create=False) as store:
