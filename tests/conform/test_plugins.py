@@ -105,6 +105,21 @@ class AnyRule(RandomStrategy):
         self.board, self.rule, self.rng = board, rule, rng
 
 
+class SlowStart(RandomStrategy):
+    """Takes 12 s (a compilation) before the first shot of its worker's first game past the warm-up's; fast after."""
+    name = "slow-start"
+    rules = ("ship",)
+    started = []
+
+    def start(self, board, rule, rng):
+        super().start(board, rule, rng)
+        import time
+
+        if not SlowStart.started and board.name != "warm":  # the warm-up's tiny board compiles what it takes
+            SlowStart.started.append(board.name)
+            time.sleep(12.0)
+
+
 class Quits(RandomStrategy):
     """Stops shooting after 5 shots (a game that never ends)."""
     name = "quits"
@@ -163,6 +178,22 @@ def test_a_lying_counter_fails_the_check_its_lie_breaks(capsys, liars, liar, che
     assert code == 1, err
     (row,) = report["checks"]
     assert row["check"] == check and not row["passed"] and said in row["detail"], row
+
+
+def test_a_strategy_that_compiles_in_its_first_game_on_a_board_conforms(capsys, liars, monkeypatch):
+    """Finding 11 of issue 49: the posterior compiles its dp for ships apart and for hex boards in the first game
+    there (20 s of CPU cold), and at load 7 that game ran past the 60-s game limit: "the fleet was not sunk
+    (timeout)".  The first game on a board and rule has the long limit; the others keep the short one (here 10 s,
+    against a 12-s start and the milliseconds of a warm game; 600 s for the first game)."""
+    from harness.conform import strategies
+
+    monkeypatch.setattr(strategies, "GAME_LIMIT_S", 10.0)
+    monkeypatch.setattr(strategies, "FIRST_GAME_LIMIT_S", 600.0, raising=False)
+    code, report, err = _conform(capsys, "--strategy", "bb_liars:SlowStart", "--check", "sinks", "--grace", "0")
+    assert code == 0, json.dumps(report, indent=1) + err
+    monkeypatch.setattr(strategies, "FIRST_GAME_LIMIT_S", 10.0)  # as before: the first game's start is in its limit
+    code, report, err = _conform(capsys, "--strategy", "bb_liars:SlowStart", "--check", "sinks", "--grace", "0")
+    assert code == 1 and "the fleet was not sunk (timeout" in report["checks"][0]["detail"], report
 
 
 def test_a_counters_options_reach_the_runs_conform_makes(capsys, liars):
