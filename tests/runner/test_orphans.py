@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import procs
 from procs import SETTLE_S  # how long the survivors get to notice
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,14 +50,18 @@ def _start(argv: list[str], cwd: Path) -> tuple[subprocess.Popen, str]:
     return proc, marker
 
 
-def _wait_for(marker: str, ready, timeout: float = 120.0) -> dict[int, str]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = _census(marker)
-        if ready(found):
-            return found
-        time.sleep(0.1)
-    pytest.fail(f"the command never got going: {_census(marker)}")
+def _wait_for(proc: subprocess.Popen, marker: str, ready) -> dict[int, str]:
+    """The census once ``ready`` holds of it: no wall-clock deadline, only a command that ends first or stalls."""
+    found: dict[int, str] = {}
+
+    def check() -> bool:
+        found.clear()
+        found.update(_census(marker))
+        return bool(ready(found))
+
+    if not procs.wait_until(check, proc, every=0.1):
+        pytest.fail(f"the command ended before it got going: {_census(marker)}")
+    return found
 
 
 def _kill_and_count(proc: subprocess.Popen, marker: str) -> dict[int, str]:
@@ -82,7 +87,7 @@ def test_run_killed_during_a_plugin_solve_leaves_no_process(tmp_path, own_group)
                    f'options = {{ mode = "spawn", seconds = 300, pidfile = "{tmp_path / "child.pid"}", '
                    f'own_group = {own_group} }}\n')
     proc, marker = _start(["run", str(cfg), "--progress", "plain"], tmp_path)
-    found = _wait_for(marker, lambda f: (tmp_path / "child.pid").exists() and "sleep" in f.values())
+    found = _wait_for(proc, marker, lambda f: (tmp_path / "child.pid").exists() and "sleep" in f.values())
     assert "sh" in found.values()  # the worker's guard
     assert _kill_and_count(proc, marker) == {}
 
@@ -96,7 +101,7 @@ def test_run_killed_during_a_minizinc_solve_leaves_no_minizinc(tmp_path):
                    f'task = "count-2"\noutput = "{tmp_path / "out"}"\n[limits]\ntime_s = 600\n'
                    '[[pairs]]\nbackend = "minizinc"\n')
     proc, marker = _start(["run", str(cfg), "--progress", "plain"], tmp_path)
-    _wait_for(marker, lambda f: "fzn-gecode" in f.values(), timeout=180)  # the solver is solving
+    _wait_for(proc, marker, lambda f: "fzn-gecode" in f.values())  # the solver is solving
     time.sleep(3)  # past the first deployment, into the silent search
     assert _kill_and_count(proc, marker) == {}
 
@@ -106,13 +111,13 @@ def test_count_killed_leaves_no_process(tmp_path):
     board.write_text('[meta]\nname = "apart"\n[grid]\nrows = 15\ncols = 15\n[rules]\ntouching = false\n[pieces]\n'
                      'Carrier = 5\nBattleship = 4\nSubmarine = 3\nCruiser = 3\nDestroyer = 2\n')
     proc, marker = _start(["count", str(board)], tmp_path)
-    _wait_for(marker, lambda f: _workers(f) >= 2)  # the command and its counter's worker
+    _wait_for(proc, marker, lambda f: _workers(f) >= 2)  # the command and its counter's worker
     assert _kill_and_count(proc, marker) == {}
 
 
 def test_play_killed_leaves_no_process(tmp_path):
     proc, marker = _start(["play", "--strategy", "lookahead", "--games", "1000"], tmp_path)
-    _wait_for(marker, lambda f: _workers(f) >= 2)
+    _wait_for(proc, marker, lambda f: _workers(f) >= 2)
     assert _kill_and_count(proc, marker) == {}
 
 
@@ -121,7 +126,7 @@ def test_generate_with_a_pool_killed_leaves_no_process_writing_journals(tmp_path
     proc, marker = _start(["generate", "--rows", "15", "--cols", "15", "--hints", "minimal", "--number", "2",
                            "--jobs", "2", "--out", str(out)], tmp_path)
     partial = out / ".partial"
-    _wait_for(marker, lambda f: partial.is_dir() and len(list(partial.glob("*.jsonl"))) == 2, timeout=180)
+    _wait_for(proc, marker, lambda f: partial.is_dir() and len(list(partial.glob("*.jsonl"))) == 2)
     assert _kill_and_count(proc, marker) == {}
     sizes = {p: p.stat().st_size for p in partial.glob("*.jsonl")}
     time.sleep(1.0)
