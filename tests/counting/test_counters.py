@@ -20,7 +20,6 @@ from harness.counting.brute import brute_count
 from harness.counting.counters import BY, COUNTERS, FAMILY, CountAnswer, Unsupported, get_counter
 from harness.counting.deployment import Deployment, Piece
 from harness.counting.geometry import HEX, SQUARE
-from procs import communicate
 
 MINE = tuple(FAMILY.names())  # every registered counter: built-ins and installed entry points
 SOLVER_LIBS = ("ortools", "pysat", "pyganak", "xcover", "numba")
@@ -112,20 +111,28 @@ def _count_all(names: list[str]) -> dict:
 @pytest.fixture(scope="module")
 def counted() -> dict:
     """Two children at once: Ganak (its tree decomposition costs seconds per formula) and the rest."""
+    from procs import communicate  # here: the children run this module, and tests/ is not on their path
+
     code = ("import json, runpy, sys; ns = runpy.run_path(sys.argv[1]); "
             "print('RESULT ' + json.dumps(ns['_count_all'](sys.argv[2:])))")
     groups = [["sharpsat"], [n for n in MINE if n != "sharpsat"]]
     procs = [subprocess.Popen([sys.executable, "-c", code, __file__, *names], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for names in groups]
     out: dict = {"imports": [], "available": {}}
-    for proc in procs:
-        stdout, stderr = communicate(proc)  # no wall-clock deadline: at load 20 these take many minutes
-        assert proc.returncode == 0, stderr[-3000:]
-        line = next(x for x in stdout.splitlines() if x.startswith("RESULT "))
-        part = json.loads(line[len("RESULT "):])
-        out["imports"] += part.pop("imports")
-        out["available"].update(part.pop("available"))
-        out.update(part)
+    try:
+        for proc in procs:
+            stdout, stderr = communicate(proc)  # no wall-clock deadline: at load 20 these take many minutes
+            assert proc.returncode == 0, stderr[-3000:]
+            line = next(x for x in stdout.splitlines() if x.startswith("RESULT "))
+            part = json.loads(line[len("RESULT "):])
+            out["imports"] += part.pop("imports")
+            out["available"].update(part.pop("available"))
+            out.update(part)
+    finally:  # one child failing leaves no other running, nor its pipes open (a later test's unraisable warnings)
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()
     return out
 
 
