@@ -34,7 +34,23 @@ def pytest_runtest_logreport(report):
         return
     kind = "FAILED" if report.when == "call" else f"ERROR at {report.when} of"
     crash = getattr(report.longrepr, "reprcrash", None)
-    message = crash.message.splitlines()[0][:200] if crash is not None and crash.message else ""
+    message = _first_words(crash.message if crash is not None else "")
     reporter.write("\n")  # the letters of the progress line run on without one
     reporter.write_line(f"{kind} {report.nodeid}" + (f" - {message}" if message else ""), red=True, bold=True)
 
+
+
+def _first_words(message: str) -> str:
+    """The line of an error that says what went wrong: its first, or for a child's traceback carried in an
+    assertion's message (``assert done.returncode == 0, done.stderr``) the traceback's last line."""
+    lines = [x for x in message.splitlines() if x.strip()]
+    if not lines:
+        return ""
+    if lines[0].startswith(("Traceback", "AssertionError: Traceback")):
+        body = []
+        for line in lines[1:]:
+            if line.startswith(("assert ", " +  where")):  # pytest's own explanation follows the message
+                break
+            body.append(line.strip())
+        return (body[-1] if body else lines[0])[:200]
+    return lines[0][:200]

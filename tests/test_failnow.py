@@ -53,3 +53,17 @@ def test_verbose_runs_are_not_named_twice(tmp_path):
                      cwd=tmp_path, env=env, capture_output=True, text=True)
     assert "ERROR at setup of test_dummy.py" not in done.stdout and " - AssertionError: one is not two" not in \
         done.stdout.split("short test summary info")[0], done.stdout
+
+
+def test_a_childs_traceback_is_named_by_its_last_line(tmp_path):
+    (tmp_path / "test_child.py").write_text(
+        "import subprocess, sys\n\n"
+        "def test_child_fails():\n"
+        "    done = subprocess.run([sys.executable, '-c', 'import nowhere_to_be_found'], capture_output=True, "
+        "text=True)\n"
+        "    assert done.returncode == 0, done.stderr\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+    done = procs.run([sys.executable, "-m", "pytest", "-q", "-p", "failnow", "-p", "no:cacheprovider", "test_child.py"],
+                     cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert ("FAILED test_child.py::test_child_fails - ModuleNotFoundError: No module named 'nowhere_to_be_found'"
+            in done.stdout), done.stdout
