@@ -17,6 +17,7 @@ import argparse
 import os
 import platform
 import resource
+import shlex
 import signal
 import subprocess
 import sys
@@ -199,7 +200,7 @@ def _report(hogs: int, selection: list[str], started: datetime, pids: list[int],
         f"| started | {started.strftime('%Y-%m-%d %H:%M:%S')} UTC |",
         f"| machine | {_machine()} |",
         f"| hogs | {hogs} busy processes at niceness 0 (pids {', '.join(map(str, pids)) or 'none'}), stopped at the end |",
-        f"| command | `python -m pytest {' '.join(selection)}` |",
+        f"| command | `python -m pytest {shlex.join(selection)}` |",
         f"| wall time | {o.wall_s:.1f} s |",
         f"| CPU time | {o.cpu_s:.1f} s (the suite's processes, user + system) |",
         f"| load average (1 min) | min {min(ones):.2f}, mean {sum(ones) / len(ones):.2f}, max {max(ones):.2f} "
