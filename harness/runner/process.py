@@ -31,13 +31,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from harness.core.limits import DEFAULT_GRACE_S, NO_LIMITS, WARM_S, Limits
+from harness.core import scratch
+from harness.core.limits import DEFAULT_GRACE_S, MEMOUT_HINTS, NO_LIMITS, WARM_S, Limits
 from harness.core.status import Termination
 from harness.core.request import Request, WorkerOutcome, limits_of, termination_of
 from harness.runner.worker import TICK_S, read_frame, session_members, status_kb, tree_cpu_s, write_frame
 
 SAMPLE_S = 0.05  # how often the runner samples a busy worker's memory
-_MEMOUT_HINTS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 
 
 @dataclass
@@ -184,7 +184,7 @@ class WorkerProcess:
             how = f"exit code {code}"
         near_limit = memory_mb is not None and vm_kb >= 0.9 * memory_mb * 1024
         cpu = self._cpu_used()
-        if memory_mb is not None and (near_limit or any(h in tail for h in _MEMOUT_HINTS)):
+        if memory_mb is not None and (near_limit or any(h in tail for h in MEMOUT_HINTS)):
             return Execution("memout", None, wall, _mb(peak_kb), self.pid,
                              error=f"worker process died ({how}) at its memory limit", detail=tail, cpu_s=cpu)
         return Execution("crash", None, wall, _mb(peak_kb), self.pid,
@@ -244,9 +244,12 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """SIGKILL the worker's whole session (the worker, its guard, its solver processes, also those a
-        driver put in a group of their own, as MiniZinc does fzn-gecode) and reap the worker."""
+        driver put in a group of their own, as MiniZinc does fzn-gecode) and every descendant of the worker
+        (a tool's child that left the session: the worker is their subreaper, so they are its descendants),
+        reap the worker and remove its scratch folders (:mod:`harness.core.scratch`)."""
+        descendants = _descendants(self.pid)  # before the worker dies: then they would go to init
         self.signal(signal.SIGKILL)
-        for pid in session_members(self.pid):  # the worker leads its session: sid == its pid
+        for pid in session_members(self.pid) + descendants:  # the worker leads its session: sid == its pid
             try:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -255,6 +258,7 @@ class WorkerProcess:
             self.proc.wait(5)
         except subprocess.TimeoutExpired:
             pass
+        scratch.remove_root(self.pid)
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 stream.close()
@@ -286,6 +290,16 @@ class WorkerProcess:
             return self.log.read().decode("utf-8", "replace").strip()
         except (OSError, ValueError):
             return ""
+
+
+def _descendants(pid: int) -> list[int]:
+    """The pids of every live descendant of process ``pid`` (empty when it is gone)."""
+    import psutil
+
+    try:
+        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
+        return []
 
 
 def _mb(kb: int | None) -> float | None:
@@ -324,6 +338,7 @@ class WorkerPool:
         self._warmed: dict[str, float] = {}  # key -> seconds its new worker's warm-up took, until a run takes it
         self._lock = threading.Lock()  # close() may come from another thread (Ctrl-C)
         self._closed = False
+        scratch.sweep()  # the scratch folders of workers a killed runner left (their owners are gone)
 
     def execute(self, request: Request) -> Execution:
         """One run in the worker of its key (``request.key()``), under the request's limits."""
