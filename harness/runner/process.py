@@ -12,6 +12,9 @@ as a late answer (detail), never as the answer.  The memory limit is a soft
 ``RLIMIT_AS`` set by the worker for the run; a run that goes over it is a memout.  A
 backend whose ``memory_limit_by`` is ``"rss"`` runs without ``RLIMIT_AS`` and is killed as
 a memout when a sample of its resident memory exceeds the limit.
+Killing a worker kills its session and every descendant it has (a tool's child that left the session is one: the
+process path makes the worker its subreaper) and removes the worker's scratch folders
+(:mod:`harness.core.scratch`); a new pool removes those of workers that are gone (a runner killed with -9).
 A pool keeps one warm worker per key (a backend with its options, a counter, a
 strategy: imports cost about half a second) and replaces any worker that was killed or
 died.
