@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from harness.core import scratch
+from harness.core import proctree, scratch
 from harness.core.limits import DEFAULT_GRACE_S, MEMOUT_HINTS, NO_LIMITS, WARM_S, Limits
 from harness.core.status import Termination
 from harness.core.request import Request, WorkerOutcome, limits_of, termination_of
@@ -250,7 +250,7 @@ class WorkerProcess:
         driver put in a group of their own, as MiniZinc does fzn-gecode) and every descendant of the worker
         (a tool's child that left the session: the worker is their subreaper, so they are its descendants),
         reap the worker and remove its scratch folders (:mod:`harness.core.scratch`)."""
-        descendants = _descendants(self.pid)  # before the worker dies: then they would go to init
+        descendants = proctree.descendants(self.pid)  # before the worker dies: then they would go to init
         self.signal(signal.SIGKILL)
         for pid in session_members(self.pid) + descendants:  # the worker leads its session: sid == its pid
             try:
@@ -293,16 +293,6 @@ class WorkerProcess:
             return self.log.read().decode("utf-8", "replace").strip()
         except (OSError, ValueError):
             return ""
-
-
-def _descendants(pid: int) -> list[int]:
-    """The pids of every live descendant of process ``pid`` (empty when it is gone)."""
-    import psutil
-
-    try:
-        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
-    except psutil.Error:
-        return []
 
 
 def _mb(kb: int | None) -> float | None:

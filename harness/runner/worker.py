@@ -36,6 +36,8 @@ import sys
 import threading
 from typing import Any, BinaryIO
 
+from harness.core.proctree import children
+
 _HEADER = struct.Struct("<Q")
 
 
@@ -164,7 +166,7 @@ def tree_cpu_s(pid: int) -> float | None:
     if own is None:
         return None
     total = own
-    for child in _children(pid):
+    for child in children(pid):
         total += tree_cpu_s(child) or 0.0
     return total
 
@@ -205,21 +207,6 @@ def _stat_ticks(pid: int, with_children: bool) -> float | None:
     except (IndexError, ValueError):
         return None
     return (utime + stime + (cutime + cstime if with_children else 0)) * TICK_S
-
-
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children") as fh:
-                out.extend(int(c) for c in fh.read().split())
-        except (OSError, ValueError):
-            continue
-    return out
 
 
 def _limit_by(request: Any) -> str:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.limits import MEMOUT_HINTS
+from harness.core.proctree import descendants
 
 GRACE_S = 1.0  # between SIGTERM and SIGKILL of a tool past its time limit
 SAMPLE_S = 0.02  # how often the tree's memory and output are sampled
@@ -75,23 +76,19 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
-def tree(before: set[int]) -> list:
-    """The live descendants of this process that are not in ``before`` (psutil processes)."""
-    import psutil
-
-    try:
-        return [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
-    except psutil.Error:
-        return []
+def tree(before: set[int]) -> list[int]:
+    """The pids of the live descendants of this process that are not in ``before``."""
+    return [pid for pid in descendants(os.getpid()) if pid not in before]
 
 
-def _rss_mb(procs: list) -> float:
+def _rss_mb(pids: list[int]) -> float:
+    """The summed resident memory of ``pids`` in MB (psutil; a process gone meanwhile counts nothing)."""
     import psutil
 
     total = 0
-    for p in procs:
+    for pid in pids:
         try:
-            total += p.memory_info().rss
+            total += psutil.Process(pid).memory_info().rss
         except psutil.Error:
             pass
     return total / 1e6
@@ -102,10 +99,10 @@ def kill_tree(before: set[int], rounds: int = 100, waited: int | None = None) ->
     ``waited``: the caller's to wait for); again until none is left (a process forking as it is killed), at most
     ``rounds`` times."""
     for _ in range(rounds):
-        left = [p for p in tree(before) if _state(p.pid) not in ("Z", None)]
-        for p in left:
+        left = [pid for pid in tree(before) if _state(pid) not in ("Z", None)]
+        for pid in left:
             try:
-                os.kill(p.pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         _reap(before if waited is None else before | {waited})
@@ -116,9 +113,9 @@ def kill_tree(before: set[int], rounds: int = 100, waited: int | None = None) ->
 
 def _reap(before: set[int]) -> None:
     """Reap this process's children that are dead and not in ``before`` (re-parented orphans among them)."""
-    for p in tree(before):
+    for pid in tree(before):
         try:
-            os.waitpid(p.pid, os.WNOHANG)
+            os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:  # not (yet) ours: its parent reaps it, or it is re-parented to us
             pass
 
@@ -150,7 +147,7 @@ def run_tool(argv: list[str], time_limit_s: float | None, workdir: Path, memory_
     SIGKILL a second later), its tree's resident memory passes ``memory_mb`` or its output ``output_bytes``;
     then kill what is left of its tree (module doc)."""
     become_subreaper()
-    before = {p.pid for p in tree(set())}
+    before = set(tree(set()))
     out_path, err_path = workdir / "stdout.txt", workdir / "stderr.txt"
     start = time.perf_counter()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
@@ -170,7 +167,7 @@ def run_tool(argv: list[str], time_limit_s: float | None, workdir: Path, memory_
             now = time.perf_counter()
             if now - sampled >= SAMPLE_S and killed_at is None:
                 sampled = now
-                peak_mb = max(peak_mb, _rss_mb([p for p in tree(before)]))
+                peak_mb = max(peak_mb, _rss_mb(tree(before)))
                 written = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
                 if memory_mb is not None and peak_mb > memory_mb:
                     memout = True
