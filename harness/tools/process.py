@@ -8,8 +8,9 @@ limited by the worker that runs it -- time, the tree's memory, its output -- and
   exited (also at once, leaving a daemon), or a limit ended it -- every process of the tree is SIGKILLed and
   reaped: SIGTERM ignored or not, none survives the call.  A runner that kills the worker kills its
   descendants too (``harness.runner.process``).  No cgroup is made on this path (runexec's path is the one with
-  cgroups): where the worker itself is SIGKILLed in the middle of a call by something other than the runner,
-  a daemon of the tool's is re-parented to init and may survive;
+  cgroups): where the worker itself is SIGKILLed in the middle of a call by something other than the runner
+  (its guard, after a ``kill -9`` of the runner, kills the worker's session only), a daemon of the tool's that
+  left the session is re-parented to init and may survive;
 * **time**: at ``time_limit_s`` the tool's group gets SIGTERM, SIGKILL a second later (:data:`GRACE_S`), and the
   whole tree is killed; CPU time is read from ``wait4`` (the tool and the children it waited for);
 * **memory**: the tree's resident memory (the sum of every process's RSS) is sampled every :data:`SAMPLE_S`;
@@ -191,7 +192,7 @@ def run_tool(argv: list[str], time_limit_s: float | None, workdir: Path, memory_
     if not (memout or timed_out or output_over) and proc.returncode != 0 and any(h in stderr for h in MEMOUT_HINTS):
         memout = memory_mb is not None  # it failed to allocate at the backstop
     return Ran(proc.returncode, _read(out_path), stderr, wall, usage.ru_utime + usage.ru_stime, timed_out,
-               memout=memout, peak_mb=max(peak_mb, usage.ru_maxrss / 1024),
+               memout=memout, peak_mb=max(peak_mb, usage.ru_maxrss * 1024 / 1e6),
                reason="memory" if memout else ("output" if output_over else ""), output_over=output_over)
 
 
