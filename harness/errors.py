@@ -10,6 +10,7 @@
     |   +-- LimitError             a limit out of range (the field and the problem; the caller adds where)
     +-- BackendUnavailable         a solver library cannot be imported
     +-- BackendError               a solver failed while building or solving
+    |   +-- OutputLimitError       a run's tool wrote more than its output cap (termination output-limit)
     +-- Unsupported                a counter cannot express an instance (a refused run; also a ValueError)
     +-- ImpossiblePosition         no deployment fits what the shots announced (an error game; also a ValueError)
     +-- NotEnumerable              a strategy's tree cannot be walked exactly (its value is sampled)
@@ -97,6 +98,11 @@ class BackendUnavailable(HarnessError):
 
 class BackendError(HarnessError):
     """A solver failed while building or solving a model."""
+
+
+class OutputLimitError(BackendError):
+    """A run's tool processes wrote more on stdout and stderr than the run's output cap
+    (:data:`harness.core.limits.DEFAULT_OUTPUT_MB`): the run is an ``error`` with termination ``output-limit``."""
 
 
 class Unsupported(HarnessError, ValueError):

@@ -39,6 +39,41 @@ def _fresh_cluster_tables(tmp_path_factory):
         os.environ["BATTLEBENCH_CACHE"] = old
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _no_work_folder_left(tmp_path_factory):
+    """The suite leaves no scratch folder of a run behind, whatever ended the run (a worker killed at its limit,
+    a killed runner).  The session gets a temporary folder of its own (``TMPDIR``: the workers inherit it), so
+    that other work on the machine does not count; at the end it must hold no ``battlebench-*`` folder but the
+    roots of live processes, which are empty (this process's goes at its exit, as do ``battlebench-store-*``,
+    the unzipped stores this process reads)."""
+    import os
+    import shutil
+    import tempfile
+
+    from harness.core import scratch
+
+    tmp_path_factory.getbasetemp()  # pytest's own folders stay where they were
+    own = tempfile.mkdtemp(prefix="suite-tmp-")
+    old_env, old_dir = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"], tempfile.tempdir = own, own
+    yield
+    if old_env is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = old_env
+    tempfile.tempdir = old_dir
+    left = []
+    for path in sorted(Path(own).glob("battlebench-*")):
+        owner = path.name[len(scratch.PREFIX):]
+        if path.name.startswith("battlebench-store-"):
+            continue
+        if owner.isdigit() and scratch.pid_alive(int(owner)) and not any(path.iterdir()):
+            continue
+        left.append(f"{path.name}: {sorted(p.name for p in path.iterdir())}")
+    shutil.rmtree(own, ignore_errors=True)
+    assert not left, f"the suite left work folders behind: {left}"
+
+
 # The quick subset (`pytest -m "not slow"`, a few minutes) leaves out what runs solvers at length: whole modules of
 # solver round trips and campaigns, and single tests measured at 10 s or more on a 2-core machine.  CI runs all.
 SLOW_MODULES = {

@@ -15,7 +15,10 @@ in one of two ways, and the record's detail says which:
   the constraint that excludes it and the tool runs again on the longer file.
 
 Each call gets what is left of the run's time; a tool that overruns it is killed (SIGTERM to its process group,
-SIGKILL a second later) and the run is a timeout.  What the tool prints is read by the entry's parser; output it
+SIGKILL a second later) and the run is a timeout; a tool whose tree goes over the memory limit is a memout, one
+that writes more than the run's output cap (``limits.output_mb``, 64 MiB of stdout and stderr) an error with
+termination ``output-limit``; whatever ends a call, the tool's whole tree is killed (:mod:`harness.tools.process`)
+and its work folder removed (:mod:`harness.core.scratch`).  What the tool prints is read by the entry's parser; output it
 cannot read, a model that is not one of the file's (a clause or row it leaves false), a tool that exits without
 an answer or cannot be started: each is the run's error with one line saying which.
 """
@@ -23,15 +26,15 @@ an answer or cannot be started: each is the run's error with one line saying whi
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
 from harness.backends.files import suffix, write_dimacs
 from harness.backends.sat import AMO_ENCODINGS, ENCODINGS
-from harness.errors import BackendError, UsageError
+from harness.core import scratch
+from harness.core.limits import current
+from harness.errors import BackendError, OutputLimitError, UsageError
 from harness.puzzle.board import Board
 
 
@@ -162,7 +165,7 @@ class ToolBackend(Backend):
     def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
         deadline = Deadline(time_limit_s)
         self.parse = self.tool.parse
-        self.work = Path(tempfile.mkdtemp(prefix=f"battlebench-{self.tool.name}-"))
+        self.work = scratch.folder(self.tool.name)  # removed below, or with the worker's root whatever ends the run
         self.given = self.work / f"input.{suffix(self.tool.format)}"
         self.out = self.work / "answer.txt"
         self._calls, self._models, self._tool_cpu, self._tool_wall, self._write_s = 0, 0, 0.0, 0.0, 0.0
@@ -184,7 +187,8 @@ class ToolBackend(Backend):
         version = f" {self.tool_version}" if self.tool_version else ""
         answer.detail = (f"{self.tool.name}{version} ({self.tool.origin}): {self.tool.format.upper()}, {how}; "
                          f"files written in {self._write_s:.3f} s, the tool ran {self._tool_wall:.3f} s wall, "
-                         f"{self._tool_cpu:.3f} s CPU, peak memory {self._peak_mb:.1f} MB; {self._measured_by()}")
+                         f"{self._tool_cpu:.3f} s CPU, peak memory {self._peak_mb:.1f} MB{self._peak_by()}; "
+                         f"{self._measured_by()}")
         return answer
 
     def _measured_by(self) -> str:
@@ -193,7 +197,13 @@ class ToolBackend(Backend):
         if self.layer == "runexec":
             return (f"measured by runexec (BenchExec {benchexec_version()}; cgroups: CPU time and peak memory of "
                     "the whole process tree)")
-        return "measured by the process path (wait4: CPU time of the tool and the children it waited for)"
+        return ("measured by the process path (wait4: CPU time of the tool and the children it waited for; the "
+                "tree's resident memory sampled, its whole tree killed at the end of each call)")
+
+    def _peak_by(self) -> str:
+        from harness.tools.process import SAMPLE_S
+
+        return "" if self.layer == "runexec" else f" (the tree's summed RSS, sampled every {SAMPLE_S * 1000:.0f} ms)"
 
     def _call(self, remaining: float | None, k: int | None = None, own: bool = False) -> Any:
         """One run of the tool on the file as it is now: what it said (None when its time limit ended it)."""
@@ -204,17 +214,25 @@ class ToolBackend(Backend):
         self.out.unlink(missing_ok=True)
         self._write_s += time.perf_counter() - t0
         argv = self.tool.argv(self.given, self.out, self.opts["seed"], self.tool.enumerate_args(k) if own else None)
+        output_mb = current().output_mb
+        cap = None if output_mb is None else output_mb * 1024 * 1024
         if self.layer == "runexec":
-            ran = run_measured(argv, remaining, self._memory_limit_mb(), self.work)
+            ran = run_measured(argv, remaining, self._memory_limit_mb(), self.work, cap)
         else:
-            ran = run_tool(argv, remaining, self.work)
+            ran = run_tool(argv, remaining, self.work, self._memory_limit_mb(), cap)
         self._calls += 1
         self._tool_cpu += ran.cpu_s
         self._tool_wall += ran.wall_s
         self._peak_mb = max(self._peak_mb, ran.peak_mb or 0.0)
+        if ran.output_over is not None:
+            raise OutputLimitError(f"tool {self.tool.name!r} wrote more than the run's output cap ({output_mb} MiB of "
+                                   f"stdout and stderr): stopped at {ran.output_over:,} bytes seen")
         if ran.memout:
+            how = (f"runexec: terminationreason={ran.reason}" if self.layer == "runexec" else
+                   "process path: the tree's summed RSS, sampled" if (ran.peak_mb or 0) > self._memory_limit_mb()
+                   else "process path: it failed to allocate at its address-space backstop")
             raise MemoryError(f"tool {self.tool.name!r} went over the memory limit ({self._memory_limit_mb()} MB; "
-                              f"runexec: terminationreason={ran.reason}, peak {ran.peak_mb or 0:.0f} MB)")
+                              f"{how}, peak {ran.peak_mb or 0:.0f} MB)")
         if ran.timed_out:
             return None
         text = self.out.read_text(errors="replace") if self.out.exists() else ""

@@ -47,7 +47,7 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "status": ("TEXT", "classified from answer, termination and verdict: sat unsat timeout memout error wrong refused"),
     "answer": ("TEXT", "what the plugin said: sat | unsat | unknown | none (no answer came back)"),
     "exhausted": ("INTEGER", "0/1"),
-    "termination": ("TEXT", "why the run ended: completed solver-limit timeout memout crash refused"),
+    "termination": ("TEXT", "why the run ended: completed solver-limit timeout memout crash refused output-limit"),
     "verdict": ("TEXT", "what the independent check says of the answer"),
     "count": ("INTEGER", "how many were found"),
     "complete": ("INTEGER", "0/1"),
@@ -108,7 +108,10 @@ def check_record(record: dict[str, Any], extra: Iterable[str] = ()) -> None:
 
 STATUS_VALUES = ("sat", "unsat", "timeout", "memout", "error", "wrong", "refused")
 ANSWER_VALUES = ("sat", "unsat", "unknown", "none")
-TERMINATION_VALUES = ("completed", "solver-limit", "timeout", "memout", "crash", "refused")
+TERMINATION_VALUES = ("completed", "solver-limit", "timeout", "memout", "crash", "refused", "output-limit")
+RARE_TERMINATIONS = ("output-limit",)
+"""Terminations a summary shows a column of only where some run has it (the reports written before it stay as
+they were)."""
 _NON_NEGATIVE = ("build_s", "solve_s", "wall_s", "cpu_s", "solver_reported_s", "overshoot_s", "peak_rss_mb",
                  "warmup_s", "count", "shots", "variables", "constraints", "placements", "repetition", "seed")
 
@@ -158,4 +161,4 @@ def dumps(value: Any) -> str:
 
 
 __all__ = ["ANSWER_VALUES", "BOOL_COLUMNS", "COLUMNS", "JSON_COLUMNS", "SCHEMA", "SQL_TYPES", "STATUS_VALUES",
-           "TERMINATION_VALUES", "check_record", "check_values", "dumps", "empty_record"]
+           "TERMINATION_VALUES", "RARE_TERMINATIONS", "check_record", "check_values", "dumps", "empty_record"]

@@ -32,6 +32,7 @@ class Termination(str, enum.Enum):
     MEMOUT = "memout"  # the memory limit was hit
     CRASH = "crash"  # exception, signal, import failure
     REFUSED = "refused"  # the plugin declined the instance before working on it (a counter's Unsupported)
+    OUTPUT_LIMIT = "output-limit"  # its tool processes wrote more than the run's output cap: stopped
 
     def __str__(self) -> str:
         return self.value
@@ -86,7 +87,8 @@ class Question:
 def ended_early(termination: Termination) -> Status | None:
     """The status of a run that ended before answering (crash, memout, timeout), else None.  Pure."""
     return {Termination.CRASH: Status.ERROR, Termination.MEMOUT: Status.MEMOUT,
-            Termination.TIMEOUT: Status.TIMEOUT, Termination.REFUSED: Status.REFUSED}.get(termination)
+            Termination.TIMEOUT: Status.TIMEOUT, Termination.REFUSED: Status.REFUSED,
+            Termination.OUTPUT_LIMIT: Status.ERROR}.get(termination)
 
 
 def classify(

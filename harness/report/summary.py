@@ -25,13 +25,15 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from harness.core.record import STATUS_VALUES, TERMINATION_VALUES
+from harness.core.record import RARE_TERMINATIONS, STATUS_VALUES, TERMINATION_VALUES
 from harness.report.data import INSTANCE_KEY, with_instance_key
 from harness.report.metrics import instance_times
 
 STATUS_COLUMNS = [f"status:{s}" for s in STATUS_VALUES]
-TERMINATION_COLUMNS = [f"termination:{t}" for t in TERMINATION_VALUES]
+TERMINATION_COLUMNS = [f"termination:{t}" for t in TERMINATION_VALUES if t not in RARE_TERMINATIONS]
 SUMMARY_COLUMNS = ["pair", "runs", "instances", "solved", *STATUS_COLUMNS, *TERMINATION_COLUMNS]
+"""The columns always shown; a rare termination's (:data:`~harness.core.record.RARE_TERMINATIONS`) follows them
+where some run has it."""
 TOTAL = "total"
 """The ``pair`` of the last row, the sum over every pair (``instances``: distinct instances)."""
 
@@ -47,10 +49,10 @@ def _counts(runs: pd.DataFrame, column: str, values: tuple[str, ...], prefix: st
     return {f"{prefix}:{v}": int(seen.get(v, 0)) for v in values}
 
 
-def _row(pair: str, runs: pd.DataFrame, solved: int) -> dict[str, object]:
+def _row(pair: str, runs: pd.DataFrame, solved: int, terminations: tuple[str, ...]) -> dict[str, object]:
     return {"pair": pair, "runs": len(runs), "instances": int(runs[INSTANCE_KEY].nunique()), "solved": solved,
             **_counts(runs, "status", STATUS_VALUES, "status"),
-            **_counts(runs, "termination", TERMINATION_VALUES, "termination")}
+            **_counts(runs, "termination", terminations, "termination")}
 
 
 def status_table(df: pd.DataFrame, order: list[str] | None = None) -> pd.DataFrame:
@@ -66,9 +68,12 @@ def status_table(df: pd.DataFrame, order: list[str] | None = None) -> pd.DataFra
     present = set(df["pair"].astype(object))
     pairs = [p for p in (order or []) if p in present] + sorted(present - set(order or []))
     by_pair = dict(list(df.groupby(df["pair"].astype(object), sort=True)))
-    rows = [_row(p, by_pair[p], int(solved.get(p, 0))) for p in pairs]
-    rows.append(_row(TOTAL, df, int(solved.sum())))
-    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    seen = set(df["termination"].astype(object))
+    terminations = tuple(t for t in TERMINATION_VALUES if t not in RARE_TERMINATIONS or t in seen)
+    rows = [_row(p, by_pair[p], int(solved.get(p, 0)), terminations) for p in pairs]
+    rows.append(_row(TOTAL, df, int(solved.sum()), terminations))
+    return pd.DataFrame(rows, columns=[*SUMMARY_COLUMNS, *(f"termination:{t}" for t in terminations
+                                                          if t in RARE_TERMINATIONS)])
 
 
 def statuses_html(table: pd.DataFrame, html_table: Callable[[pd.DataFrame], str]) -> str:

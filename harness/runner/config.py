@@ -18,6 +18,7 @@ A config names the instances, the pairs, the task, the limits and how to execute
     time_s = 10                           # wall-clock limit per run
     memory_mb = 4096                      # address-space limit per run
     grace_s = 2                           # after SIGTERM at the limit, SIGKILL
+    output_mb = 64                        # stdout + stderr a run's tool processes may write (the default)
 
     [[pairs]]
     backend = "sat"
@@ -54,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.files import read_text
+from harness.core.limits import DEFAULT_OUTPUT_MB
 from harness.core.tables import get as _get
 from harness.core.tables import is_int as _is_int
 from harness.core.tables import positive_int as _positive_int
@@ -66,7 +68,7 @@ from harness.errors import ConfigError, InputError, LimitError
 
 _TOP_KEYS = ("name", "instances", "pairs", "task", "limits", "repetitions", "seeds", "jobs",
              "executor", "scheduler", "output", "workers", "report", "check")
-_LIMIT_KEYS = ("time_s", "memory_mb", "grace_s")
+_LIMIT_KEYS = ("time_s", "memory_mb", "grace_s", "output_mb")
 _REPORT_KEYS = ("rank_by", "controls")
 _MANIFEST = "MANIFEST.toml"
 INSTANCE_EXTENSIONS = (".toml", ".dzn", ".txt", ".ascii")  # a directory's instance files: these, or no extension
@@ -114,7 +116,9 @@ class Config:
             "pairs": [[p.plugin, p.variant, [list(o) for o in p.options], *[v for _, v in p.params],
                        *(["control"] if p.control else [])] for p in self.pairs],
             "task": self.task.label,
-            "limits": [self.limits.time_s, self.limits.memory_mb, self.limits.grace_s],
+            "limits": [self.limits.time_s, self.limits.memory_mb, self.limits.grace_s,
+                       # the output cap only when not the default: the hashes of configs that name none stay
+                       *([self.limits.output_mb] if self.limits.output_mb != DEFAULT_OUTPUT_MB else [])],
             "repetitions": self.repetitions,
             "seeds": list(self.seeds) if self.seeds is not None else None,
             **dict(self.params),
@@ -262,7 +266,7 @@ def _limits(raw: Any, path: Path) -> Limits:
     if not isinstance(raw, dict):
         raise ConfigError(path, "limits", f"must be a table, not {_toml_type(raw)}")
     _unknown(raw, _LIMIT_KEYS, path, "limits.")
-    types = {"time_s": float, "memory_mb": int, "grace_s": float}
+    types = {"time_s": float, "memory_mb": int, "grace_s": float, "output_mb": int}
     given = {key: _get(raw, key, typ, path, where=f"limits.{key}") for key, typ in types.items() if key in raw}
     try:
         return Limits.checked(**given)

@@ -12,6 +12,9 @@ as a late answer (detail), never as the answer.  The memory limit is a soft
 ``RLIMIT_AS`` set by the worker for the run; a run that goes over it is a memout.  A
 backend whose ``memory_limit_by`` is ``"rss"`` runs without ``RLIMIT_AS`` and is killed as
 a memout when a sample of its resident memory exceeds the limit.
+Killing a worker kills its session and every descendant it has (a tool's child that left the session is one: the
+process path makes the worker its subreaper) and removes the worker's scratch folders
+(:mod:`harness.core.scratch`); a new pool removes those of workers that are gone (a runner killed with -9).
 A pool keeps one warm worker per key (a backend with its options, a counter, a
 strategy: imports cost about half a second) and replaces any worker that was killed or
 died.
@@ -31,13 +34,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from harness.core.limits import DEFAULT_GRACE_S, NO_LIMITS, WARM_S, Limits
+from harness.core import proctree, scratch
+from harness.core.limits import DEFAULT_GRACE_S, MEMOUT_HINTS, NO_LIMITS, WARM_S, Limits
 from harness.core.status import Termination
 from harness.core.request import Request, WorkerOutcome, limits_of, termination_of
 from harness.runner.worker import TICK_S, read_frame, session_members, status_kb, tree_cpu_s, write_frame
 
 SAMPLE_S = 0.05  # how often the runner samples a busy worker's memory
-_MEMOUT_HINTS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 
 
 @dataclass
@@ -184,7 +187,7 @@ class WorkerProcess:
             how = f"exit code {code}"
         near_limit = memory_mb is not None and vm_kb >= 0.9 * memory_mb * 1024
         cpu = self._cpu_used()
-        if memory_mb is not None and (near_limit or any(h in tail for h in _MEMOUT_HINTS)):
+        if memory_mb is not None and (near_limit or any(h in tail for h in MEMOUT_HINTS)):
             return Execution("memout", None, wall, _mb(peak_kb), self.pid,
                              error=f"worker process died ({how}) at its memory limit", detail=tail, cpu_s=cpu)
         return Execution("crash", None, wall, _mb(peak_kb), self.pid,
@@ -244,9 +247,12 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """SIGKILL the worker's whole session (the worker, its guard, its solver processes, also those a
-        driver put in a group of their own, as MiniZinc does fzn-gecode) and reap the worker."""
+        driver put in a group of their own, as MiniZinc does fzn-gecode) and every descendant of the worker
+        (a tool's child that left the session: the worker is their subreaper, so they are its descendants),
+        reap the worker and remove its scratch folders (:mod:`harness.core.scratch`)."""
+        descendants = proctree.descendants(self.pid)  # before the worker dies: then they would go to init
         self.signal(signal.SIGKILL)
-        for pid in session_members(self.pid):  # the worker leads its session: sid == its pid
+        for pid in session_members(self.pid) + descendants:  # the worker leads its session: sid == its pid
             try:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -255,6 +261,7 @@ class WorkerProcess:
             self.proc.wait(5)
         except subprocess.TimeoutExpired:
             pass
+        scratch.remove_root(self.pid)
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 stream.close()
@@ -324,6 +331,7 @@ class WorkerPool:
         self._warmed: dict[str, float] = {}  # key -> seconds its new worker's warm-up took, until a run takes it
         self._lock = threading.Lock()  # close() may come from another thread (Ctrl-C)
         self._closed = False
+        scratch.sweep()  # the scratch folders of workers a killed runner left (their owners are gone)
 
     def execute(self, request: Request) -> Execution:
         """One run in the worker of its key (``request.key()``), under the request's limits."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from harness.core import scratch
 from harness.core.failures import group_failures, render_failures
 from harness.core.provenance import machine
 from harness.core.task import task_of
@@ -99,6 +100,7 @@ def run_campaign(
     stream = stream if stream is not None else sys.stderr
     specs = expand(config)
     output = Path(config.output)
+    scratch.sweep()  # a start or resume after a kill -9: the work folders of the workers it left go
     store = ResultsStore(output)
     try:
         store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(specs))

@@ -36,6 +36,8 @@ import sys
 import threading
 from typing import Any, BinaryIO
 
+from harness.core.proctree import children
+
 _HEADER = struct.Struct("<Q")
 
 
@@ -164,7 +166,7 @@ def tree_cpu_s(pid: int) -> float | None:
     if own is None:
         return None
     total = own
-    for child in _children(pid):
+    for child in children(pid):
         total += tree_cpu_s(child) or 0.0
     return total
 
@@ -207,21 +209,6 @@ def _stat_ticks(pid: int, with_children: bool) -> float | None:
     return (utime + stime + (cutime + cstime if with_children else 0)) * TICK_S
 
 
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children") as fh:
-                out.extend(int(c) for c in fh.read().split())
-        except (OSError, ValueError):
-            continue
-    return out
-
-
 def _limit_by(request: Any) -> str:
     """How the memory limit holds for this request: ``RLIMIT_AS``, or the runner's RSS samples alone."""
     try:
@@ -233,6 +220,7 @@ def _limit_by(request: Any) -> str:
 def _measured(request: Any, run: Any) -> Any:
     """``run()`` under the request's memory limit, with its CPU time and peak memory put on the outcome."""
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    from harness.core.limits import running
     from harness.core.request import limits_of  # loaded with the request's class already
 
     memory_mb = limits_of(request).memory_mb
@@ -246,7 +234,8 @@ def _measured(request: Any, run: Any) -> Any:
         pass
     cpu0 = rusage_cpu_s()
     try:
-        outcome = run()
+        with running(limits_of(request)):  # what a backend that holds a limit itself reads (the output cap)
+            outcome = run()
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     outcome.cpu_s = rusage_cpu_s() - cpu0

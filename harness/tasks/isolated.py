@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from harness.core.limits import Limits
+from harness.core.limits import DEFAULT_OUTPUT_MB, Limits
 from harness.core.status import Question
 from harness.core.task import PairSpec, Subject, make_spec
 from harness.errors import BackendError
@@ -24,12 +24,13 @@ if TYPE_CHECKING:
 
 
 class IsolatedSolver:
-    """One warm worker process per backend; limits enforced from outside (``memory_mb`` and ``grace_s`` for
-    every run, the time limit per call)."""
+    """One warm worker process per backend; limits enforced from outside (``memory_mb``, ``grace_s`` and the
+    output cap ``output_mb`` for every run, the time limit per call)."""
 
     def __init__(self, grace_s: float | None = None, memory_mb: int | None = None, warm: bool = True,
-                 honour_s: float = DEFAULT_HONOUR_S, max_warm: int | None = None):
-        self.limits = Limits.checked(time_s=None, memory_mb=memory_mb, grace_s=grace_s)
+                 honour_s: float = DEFAULT_HONOUR_S, max_warm: int | None = None,
+                 output_mb: int | None = DEFAULT_OUTPUT_MB):
+        self.limits = Limits.checked(time_s=None, memory_mb=memory_mb, grace_s=grace_s, output_mb=output_mb)
         self.pool = WorkerPool(warm=warm, honour_s=honour_s, max_warm=max_warm)
 
     def _limits(self, time_s: float | None) -> Limits:

@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from harness.core.scratch import pid_alive
 from harness.tools.process import Ran, _read
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -74,16 +75,6 @@ def _join(groups: list[Path]) -> None:
             f.write(str(os.getpid()))
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep() -> int:
     """Remove the groups of harness processes that are gone (a worker killed in the middle of a call leaves its
     group behind); how many were removed."""
@@ -91,7 +82,7 @@ def sweep() -> int:
     for c in CONTROLLERS:
         for g in (CGROUP_ROOT / c).glob("battlebench-*-*"):
             pid = g.name.split("-")[1]
-            if pid.isdigit() and not _alive(int(pid)):
+            if pid.isdigit() and not pid_alive(int(pid)):
                 stale.setdefault(g.name, []).append(g)
     for groups in stale.values():
         _remove_groups(groups)
@@ -153,14 +144,24 @@ def _remove_groups(groups: list[Path]) -> None:
         time.sleep(0.05)
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def _seconds(value: str) -> float:
     return float(value.rstrip("s"))
 
 
-def run_measured(argv: list[str], time_limit_s: float | None, memory_mb: int | None, workdir: Path) -> Ran:
+def run_measured(argv: list[str], time_limit_s: float | None, memory_mb: int | None, workdir: Path,
+                 output_bytes: int | None = None) -> Ran:
     """``argv`` under runexec: CPU- and wall-time limit ``time_limit_s``, memory limit ``memory_mb`` for the whole
     process tree.  runexec takes whole seconds, so it gets the limit rounded up and the harness stops it itself at
-    the exact limit (SIGTERM: runexec kills the tool's cgroup and still writes its measurements)."""
+    the exact limit (SIGTERM: runexec kills the tool's cgroup and still writes its measurements).  The harness
+    watches the tool's output and stderr files too: past ``output_bytes`` it stops runexec the same way and the
+    call says how many bytes it had seen (:attr:`Ran.output_over`)."""
     out_path, err_path = workdir / "runexec-output.txt", workdir / "stderr.txt"
     command = [sys.executable, "-m", "benchexec.runexecutor", "--no-container", "--output", str(out_path),
                "--dir", str(workdir)]
@@ -174,24 +175,35 @@ def run_measured(argv: list[str], time_limit_s: float | None, memory_mb: int | N
     groups = _make_groups()
     start = time.perf_counter()
     stopped = False  # the harness stopped runexec at the exact limit
+    output_over = None  # ... or at the output cap: the bytes it had seen
+    said_path, moaned_path = workdir / "runexec-said.txt", workdir / "runexec-log.txt"
     try:
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=workdir,
-                                stdin=subprocess.DEVNULL, preexec_fn=lambda: _join(groups))
-        try:
-            said, moaned = proc.communicate(timeout=None if time_limit_s is None else max(time_limit_s, 0.01))
-        except subprocess.TimeoutExpired:
-            stopped = True
-            proc.send_signal(signal.SIGTERM)  # runexec's own stop: kill the tool's cgroup, report what it used
-            try:
-                said, moaned = proc.communicate(timeout=STOP_WAIT_S)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                said, moaned = proc.communicate()
+        with open(said_path, "wb") as said_file, open(moaned_path, "wb") as moaned_file:
+            proc = subprocess.Popen(command, stdout=said_file, stderr=moaned_file, cwd=workdir,
+                                    stdin=subprocess.DEVNULL, preexec_fn=lambda: _join(groups))
+        deadline = None if time_limit_s is None else start + max(time_limit_s, 0.01)
+        while proc.poll() is None:
+            if deadline is not None and time.perf_counter() >= deadline:
+                stopped = True
+            elif output_bytes is not None and (written := _size(out_path) + _size(err_path)) > output_bytes:
+                output_over = written
+            if stopped or output_over is not None:
+                proc.send_signal(signal.SIGTERM)  # runexec's own stop: kill the tool's cgroup, report what it used
+                try:
+                    proc.wait(STOP_WAIT_S)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+                break
+            time.sleep(0.01 if time.perf_counter() - start < 0.5 else 0.02)
     finally:
         _remove_groups(groups)
-    got = subprocess.CompletedProcess(command, proc.returncode, said, moaned)
+    got = subprocess.CompletedProcess(command, proc.returncode, _read(said_path), _read(moaned_path))
     wall = time.perf_counter() - start
     values = dict(line.split("=", 1) for line in got.stdout.splitlines() if "=" in line)
+    if output_over is not None:
+        return Ran(-signal.SIGTERM, "", "", wall, _seconds(values.get("cputime", "0s")), False, layer="runexec",
+                   reason="output", output_over=output_over)
     if (stopped or got.returncode < 0) and "terminationreason" not in values:
         # stopped before the tool began (by the harness at the exact limit, or by the runner's SIGTERM to the worker's
         # process group reaching runexec before its own handler was installed): the run's time ran out

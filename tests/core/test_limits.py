@@ -23,11 +23,32 @@ def test_checked_fills_the_defaults_and_keeps_the_values_as_given():
     ({"time_s": 1e8}, "time_s", "must be a number of seconds > 0, not 1e+08"),
     ({"memory_mb": 63}, "memory_mb", "must be at least 64 (a Python worker needs that much), not 63"),
     ({"grace_s": -0.5}, "grace_s", "must be a number of seconds >= 0, not -0.5"),
+    ({"output_mb": 0}, "output_mb", "must be a number of MiB >= 1, not 0"),
 ])
 def test_a_limit_out_of_range_names_its_field_and_problem(given, field, problem):
     with pytest.raises(LimitError) as err:
         Limits.checked(**given)
     assert (err.value.field, err.value.problem) == (field, problem)
+
+
+def test_the_output_cap_has_a_default_none_switches_it_off_and_run_ids_do_not_hash_it():
+    from harness.core.limits import DEFAULT_OUTPUT_MB
+    from harness.core.runspec import run_id
+
+    assert Limits.checked().output_mb == DEFAULT_OUTPUT_MB == 64 and Limits.checked(output_mb=None).output_mb is None
+    assert Limits.checked(output_mb=2).output_mb == 2
+    ids = {run_id("a.toml", "d", _Pair(), _Task(), 0, 1, Limits.checked(output_mb=m)) for m in (None, 2, 64)}
+    assert len(ids) == 1  # the runs of stores written before the cap keep their ids
+
+
+@dataclass(frozen=True)
+class _Pair:
+    label: str = "sat/cell"
+
+
+@dataclass(frozen=True)
+class _Task:
+    label: str = "solve"
 
 
 def test_the_warm_up_may_take_as_long_as_a_run_within_its_bounds():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from handstore import BAD_BOARD, make_store, run
 
-from harness.core.record import STATUS_VALUES, TERMINATION_VALUES
+from harness.core.record import RARE_TERMINATIONS, STATUS_VALUES, TERMINATION_VALUES
 from harness.report import summary
 from harness.report.data import load
 from harness.report.render import write_report
@@ -34,7 +34,8 @@ def test_every_status_and_termination_is_counted_per_pair_with_a_total(tmp_path)
     table = summary.status_table(load(make_store(tmp_path / "r", runs())), [B, A])
     assert list(table.columns) == summary.SUMMARY_COLUMNS
     assert [c.split(":")[1] for c in summary.STATUS_COLUMNS] == list(STATUS_VALUES)  # refused included
-    assert [c.split(":")[1] for c in summary.TERMINATION_COLUMNS] == list(TERMINATION_VALUES)
+    assert [c.split(":")[1] for c in summary.TERMINATION_COLUMNS] == [t for t in TERMINATION_VALUES
+                                                                      if t not in RARE_TERMINATIONS]
     assert list(table["pair"]) == [B, A, summary.TOTAL]  # the order given, the total last
     assert isinstance(table.index, pd.RangeIndex) and list(table.index) == [0, 1, 2]
     assert counts(table, A) == {"runs": 6, "instances": 4, "solved": 1, "status:sat": 2, "status:timeout": 1,
@@ -49,6 +50,15 @@ def test_every_status_and_termination_is_counted_per_pair_with_a_total(tmp_path)
     for pair in (A, B, summary.TOTAL):  # each group sums to the runs
         row = table[table["pair"] == pair].iloc[0]
         assert row[summary.STATUS_COLUMNS].sum() == row["runs"] == row[summary.TERMINATION_COLUMNS].sum()
+
+
+def test_a_rare_termination_has_its_column_only_where_a_run_has_it(tmp_path):
+    """output-limit (a tool past the run's output cap) came after the reports already written: they stay as they were,
+    and a store with such a run counts it in a column of its own."""
+    table = summary.status_table(load(make_store(tmp_path / "r", runs() + [
+        run("i5", A, "error", 1.0, termination="output-limit", answer="none")])), [B, A])
+    assert list(table.columns) == [*summary.SUMMARY_COLUMNS, "termination:output-limit"]
+    assert counts(table, A)["termination:output-limit"] == 1 and counts(table, summary.TOTAL)["status:error"] == 2
 
 
 def test_pairs_not_in_the_order_follow_by_name_and_the_table_is_deterministic(tmp_path):

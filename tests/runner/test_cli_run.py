@@ -39,3 +39,24 @@ def test_export_of_a_directory_without_results_is_one_line(tmp_path, capsys):
     assert main(["export", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(tmp_path) in err[0] and "results.sqlite" in err[0]
+
+
+def test_a_resumed_run_sweeps_the_work_folders_a_killed_runner_left(tmp_path, capsys):
+    """``kill -9`` of ``battlebench run`` leaves its workers' scratch folders (the guard kills the workers, nobody
+    removes their folders): the next run of the campaign, its resume, removes those of owners that are gone."""
+    import subprocess
+    import sys
+
+    from harness.core import scratch
+
+    cfg = write_config(tmp_path, FAKE)
+    out = tmp_path / "out"
+    assert main(["run", str(cfg), "--progress", "plain", "--output", str(out)]) == 1  # a wrong board: exit 1
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    left = scratch.root(dead.pid) / "cadical-x1y2"
+    left.mkdir(parents=True)
+    (left / "input.cnf").write_text("p cnf 1 1\n1 0\n")
+    assert main(["run", str(cfg), "--progress", "plain", "--output", str(out)]) == 1  # the resume: nothing to run
+    assert "0 executed now, 10 were already stored" in capsys.readouterr().out
+    assert not scratch.root(dead.pid).exists()

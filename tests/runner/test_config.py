@@ -630,11 +630,20 @@ def test_hash_ignores_how_runs_execute(tmp_path: Path, top: str) -> None:
     {"base": HASH_BASE.replace("threads = 2", "threads = 4")},
     {"base": HASH_BASE.replace('formulation = "cell"', 'formulation = "placement"')},
     {"pairs": '\n[[pairs]]\nbackend = "cpsat"\n'},
+    {"limits": "output_mb = 8"},
 ], ids=["unchanged", "time_s", "memory_mb", "grace_s", "task-k", "task-kind", "seeds", "no-seeds",
-        "repetitions", "option", "formulation", "extra-pair"])
+        "repetitions", "option", "formulation", "extra-pair", "output_mb"])
 def test_hash_changes_with_what_decides_results(tmp_path: Path, change: dict[str, str]) -> None:
     same = not change
     assert (hash_of(tmp_path / "a") == hash_of(tmp_path / "b", **change)) is same
+
+
+def test_the_default_output_cap_named_or_not_leaves_the_hash_as_it_was(tmp_path: Path) -> None:
+    """Configs written before the output cap existed keep their hash (their stores resume); naming the default
+    changes nothing either."""
+    assert hash_of(tmp_path / "a") == hash_of(tmp_path / "b", limits="output_mb = 64")
+    assert load_config(write(tmp_path / "c", HASH_BASE.format(top="", limits="output_mb = 8", pairs=""))
+                       ).limits.output_mb == 8
 
 
 # --------------------------------------------------------------------------- the command line

@@ -162,3 +162,19 @@ def test_runexec_ended_by_a_signal_before_the_tool_began_is_time_up_not_a_failur
     monkeypatch.setattr(subprocess, "Popen", popen)
     got = run_measured([sys.executable, "-c", "pass"], 30, None, tmp_path)
     assert got.timed_out and got.reason == "killed" and got.returncode < 0, got
+
+
+@needs_runexec
+def test_runexec_stops_a_stdout_flood_at_the_output_cap_and_the_run_is_an_error_saying_the_bytes_seen(tmp_path):
+    from harness.core.status import Termination
+
+    flood = "import sys\nline = 'x' * 1023 + '\\n'\nwhile True:\n    sys.stdout.write(line)\n"
+    entry = _tool(tmp_path, "flood", flood)
+    got = run_measured([sys.executable, str(tmp_path / "flood"), "x"], 30, None, tmp_path, 1024 * 1024)
+    assert got.output_over is not None and got.output_over > 1024 * 1024 and not got.timed_out, got
+    assert (tmp_path / "runexec-output.txt").stat().st_size < 64 * 1024 * 1024  # bounded, not 30 s of flood
+    with IsolatedSolver(grace_s=10.0, output_mb=1) as solver:
+        run = solver.solve(MANY[0], "tool", "placement", Question.count(0),
+                           {"tool": "flood", "tool_file": str(entry), "measure": "runexec"}, 30)
+    assert run.status is Status.ERROR and run.termination is Termination.OUTPUT_LIMIT, (run.status, run.error)
+    assert "output cap (1 MiB of stdout and stderr): stopped at " in run.error and " bytes seen" in run.detail

@@ -28,7 +28,7 @@ from harness.core.options import Resolved
 from harness.core.limits import NO_LIMITS, Limits
 from harness.core.status import Question, Status, Termination, classify
 from harness.core.request import Request, WorkerOutcome, termination_of, worker_key
-from harness.errors import HarnessError
+from harness.errors import HarnessError, OutputLimitError
 from harness.model import build_model
 from harness.puzzle.board import Board
 from harness.puzzle.instance import Instance
@@ -146,7 +146,8 @@ class Outcome(WorkerOutcome):
     """What one execution in a worker produced, before anyone judged it.
 
     ``boards`` are as the solver returned them (deduplicated, not verified);
-    ``failure`` is ``""``, ``"crash"`` (an exception) or ``"memout"`` (MemoryError).
+    ``failure`` is ``""``, ``"crash"`` (an exception), ``"memout"`` (MemoryError) or ``"output-limit"`` (a tool past
+    the output cap).
     """
 
     boards: list[Board] = field(default_factory=list)
@@ -191,6 +192,9 @@ def execute(instance: Instance, pair: ResolvedPair, time_s: float | None = None)
         t_solve = time.perf_counter()
     except MemoryError as exc:  # its own message when it has one (a tool's measuring layer says what ended it)
         out.failure, out.error = "memout", f"MemoryError: {exc or 'the run went over its memory limit'}"
+        out.times = {"total_s": time.perf_counter() - t0}
+    except OutputLimitError as exc:  # the tool wrote more than the run's output cap: stopped, an error
+        out.failure, out.error, out.detail = "output-limit", str(exc), str(exc)
         out.times = {"total_s": time.perf_counter() - t0}
     except HarnessError as exc:
         out.failure, out.error = "crash", str(exc)
@@ -244,6 +248,8 @@ def judge(
     if termination is None:
         if outcome.failure == "memout":
             termination = Termination.MEMOUT
+        elif outcome.failure == "output-limit":
+            termination = Termination.OUTPUT_LIMIT
         elif outcome.failure:
             termination = Termination.CRASH
         else:
@@ -253,7 +259,7 @@ def judge(
     result.boards = list(outcome.boards)
     result.verdicts = [str(v) for v in verdicts]
     result.count = len(outcome.boards)
-    late = termination in (Termination.TIMEOUT, Termination.MEMOUT, Termination.CRASH)
+    late = termination in (Termination.TIMEOUT, Termination.MEMOUT, Termination.CRASH, Termination.OUTPUT_LIMIT)
     result.status = classify(task, termination, result.count, outcome.exhausted and not late,
                              all(v.ok for v in verdicts))
     result.complete = outcome.exhausted and not late and result.status in (Status.SAT, Status.UNSAT)
