@@ -8,6 +8,7 @@
     |   +-- StoreMismatch          a results directory holds another config's campaign
     |   +-- StoreDamaged           a results store fails SQLite's integrity check
     |   +-- LimitError             a limit out of range (the field and the problem; the caller adds where)
+    |   +-- UnsafeName             a name that becomes a path is not a safe file name (where, what, problem)
     +-- BackendUnavailable         a solver library cannot be imported
     +-- BackendError               a solver failed while building or solving
     |   +-- OutputLimitError       a run's tool wrote more than its output cap (termination output-limit)
@@ -90,6 +91,16 @@ class LimitError(InputError):
     def __init__(self, field: str, problem: str):
         self.field, self.problem = field, problem
         super().__init__(f"{field} {problem}")
+
+
+class UnsafeName(InputError):
+    """A name that becomes a file or folder name cannot be one (:func:`harness.core.paths.check_name`):
+    ``WHERE: WHAT 'NAME' PROBLEM``, where WHERE names the file and the place (or the option) it came from."""
+
+    def __init__(self, name: object, what: str, where: str, problem: str):
+        self.name, self.what, self.where, self.problem = name, what, where, problem
+        said = f"{what} {name!r} {problem}"
+        super().__init__(f"{where}: {said}" if where else said)
 
 
 class BackendUnavailable(HarnessError):

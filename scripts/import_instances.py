@@ -35,6 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from harness.core.paths import path_part  # noqa: E402
 from harness.puzzle.board import Board  # noqa: E402
 from harness.puzzle.formats import format_instance, parse_instance, read_instance  # noqa: E402
 from harness.puzzle.instance import Hint, Instance  # noqa: E402
@@ -148,7 +149,7 @@ def import_solbat(shared: Path, out: Path, src: tuple[str, str, str], date: str 
     written = []
     for f in sorted((shared / "external" / "minizinc-solbat").glob("*.dzn")):
         inst = read_instance(f, "dzn")
-        target = out / "solbat" / f"{inst.name}.toml"
+        target = out / "solbat" / f"{path_part(inst.name)}.toml"
         meta = {"title": f"MiniZinc solbat {inst.name}", **provenance(repo, commit, f"{folder}/{f.name}"),
                 "original_file": f.name, "author": SOLBAT_AUTHOR, "license": SOLBAT_LICENSE, "format": "dzn"}
         if inst.name == "sb_12_12_5_0":
@@ -167,7 +168,7 @@ def import_jolyonb(shared: Path, out: Path, src: tuple[str, str, str], date: str
     written = []
     for f in sorted((shared / "external" / "jolyonb-puzzles").iterdir()):
         inst = read_instance(f, "jolyonb")
-        target = out / "variants" / f"jolyonb_{inst.name}.toml"
+        target = out / "variants" / f"jolyonb_{path_part(inst.name)}.toml"
         inst = inst.replace(name=f"jolyonb_{inst.name}")
         meta = {"title": f"jolyonb battleships {f.name}", **provenance(repo, commit, f"{folder}/{f.name}"),
                 "original_file": f.name, "author": JOLYONB_AUTHOR, "license": JOLYONB_LICENSE,

@@ -29,6 +29,7 @@ from typing import Any
 
 from harness import __version__
 from harness.backends.base import ModelSize
+from harness.core.paths import path_part
 from harness.errors import BackendError, UsageError
 
 ROW_FORMATS = ("opb", "lp", "mps", "smt2", "xcsp3", "fzn")
@@ -215,12 +216,15 @@ class SolverFile:
 
 def write_file(inst: Any, fmt: str, formulation: str, out: Path,
                options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``inst`` as ``out/NAME.FORMULATION.FMT`` with its variable map; the manifest entry."""
+    """``inst`` as ``out/NAME.FORMULATION.FMT`` with its variable map; the manifest entry.  NAME is the instance's
+    name as a safe file name (:func:`harness.core.paths.path_part`: kept when it is one, else escaped), so every
+    file stays inside ``out``; the entry's ``instance`` is the name itself."""
     from harness.model import build_model
 
-    stem = f"{inst.name}.{formulation}"
+    stem = f"{path_part(inst.name)}.{formulation}"
     path, varmap = out / f"{stem}.{suffix(fmt)}", out / f"{stem}.map.json"
-    note = (f"battlebench {__version__}: {inst.name}, formulation {formulation}",
+    one_line = " ".join(inst.name.split())  # a comment line: a newline in the name must not end it
+    note = (f"battlebench {__version__}: {one_line}, formulation {formulation}",
             f"ship cells: by the variable map {varmap.name}")
     solver_file = SolverFile(build_model(inst), formulation, fmt, options)
     solver_file.write(path, note)
@@ -243,10 +247,11 @@ def write_all(paths: list[str], fmt: str, formulations: list[str], out: Path,
         if f not in ("placement", "cell"):
             raise UsageError(f"format {fmt!r} has no formulation {f!r} (choose from placement, cell)")
     instances = [(p, read_instance(p)) for p in paths]  # every file read before anything is written
-    names = [inst.name for _, inst in instances]
+    names = [path_part(inst.name) for _, inst in instances]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        raise UsageError(f"two puzzles are named {twice[0]!r}: their files would overwrite each other")
+        raise UsageError(f"two puzzles are named {twice[0]!r} (as file names): their files would overwrite each "
+                         "other")
     out.mkdir(parents=True, exist_ok=True)
     entries = []
     for path, inst in instances:

@@ -137,11 +137,12 @@ def default_png_dir() -> Path:
 
 def _marginals(dep: Any, res: Any, args: argparse.Namespace, quiet: bool) -> dict[str, Any]:
     """Draw the marginals the worker computed (a heat map on stdout, a PNG) and give them as JSON data."""
+    from harness.core.paths import path_part
     from harness.counting.marginals import heat_map, write_png
 
     m = res.marginals
     took = res.times.get("marginals_s")
-    png: Path | None = Path(args.png_dir or default_png_dir()) / f"{dep.name}-marginals.png"
+    png: Path | None = Path(args.png_dir or default_png_dir()) / f"{path_part(dep.name)}-marginals.png"
     try:
         png.parent.mkdir(parents=True, exist_ok=True)
         write_png(dep, m, png)

@@ -45,7 +45,9 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--question-limit", type=float, default=120.0, metavar="S",
                    help="seconds for one CP-SAT question of the minimal-hint search; a hint it cannot settle "
                         "ends that seed (never changes the puzzle)")
-    g.add_argument("--prefix", default="gen", help="file-name prefix")
+    g.add_argument("--prefix", default="gen",
+                   help="file-name prefix: letters, digits and ._-+=,@~, not starting with . (it begins every "
+                        "puzzle's name and file name)")
     g.add_argument("--keep-existing", action="store_true",
                    help="skip a seed whose file is already in DIR, made by the same command (a long suite "
                         "build run again goes on where it stopped)")

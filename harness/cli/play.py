@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import statistics
 import sys
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli.common import BAD_INPUT, add_limits, add_options, check_limits, command, limits_of
+from harness.core.paths import path_part
 from harness.core.stats import mean_ci95, paired_difference
 from harness.errors import UsageError
 
@@ -193,7 +193,7 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], dict[str, tuple[type,
             raise UsageError("--png-dir names the strip's folder and --strip its file: give one")
         if not Path(args.png_dir).is_dir():
             raise UsageError(f"--png-dir {args.png_dir}: no folder {args.png_dir}")
-        args.strip = str(Path(args.png_dir) / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', names[0])}-strip.png")
+        args.strip = str(Path(args.png_dir) / f"{path_part(names[0])}-strip.png")
     if args.strip:
         strip = Path(args.strip)
         if strip.suffix.lower() != ".png":

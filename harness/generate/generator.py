@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from harness import __version__
+from harness.core.paths import check_name
 from harness.core.status import Status
 from harness.errors import GenerationError, UsageError  # GenerationError: re-exported from its old home
 from harness.generate.journal import Journal, question_id
@@ -81,6 +82,7 @@ class Settings:
     prefix: str = "gen"
 
     def __post_init__(self) -> None:
+        check_name(self.prefix, "the prefix", "--prefix")  # it begins every puzzle's name and file name
         if self.rows < 1 or self.cols < 1:
             raise UsageError(f"--rows and --cols must be positive, got {self.rows}x{self.cols}")
         if isinstance(self.hints, str) and self.hints not in HINT_MODES:

@@ -40,6 +40,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.core.paths import check_name
 from harness.errors import InputError
 from harness.report import evidence, filters, matrix, metrics, plots, sizes, summary
 from harness.report.completeness import Completeness, load_campaign
@@ -146,13 +147,13 @@ def _write(out: Path, tables: dict, extra_tables: dict, figures: dict, df: pd.Da
     written: dict[str, Path] = {}
     csvs = []
     for name, table in {**tables, **extra_tables}.items():
-        path = out / f"{name}.csv"
+        path = out / f"{check_name(name, 'table name', 'a report section')}.csv"
         table.to_csv(path, index=False)
         csvs.append(path.name)
         written[path.name] = path
     pngs, drawn, encoded = [], [], {}  # drawn: every figure file, PNG, SVG and PDF
     for key in dict.fromkeys([*plots.FIGURES, *figures]):
-        paths = {fmt: out / f"{key}.{fmt}" for fmt in plots.FORMATS}
+        paths = {fmt: out / f"{check_name(key, 'figure name', 'a report section')}.{fmt}" for fmt in plots.FORMATS}
         if figures.get(key) is None:
             for path in paths.values():
                 path.unlink(missing_ok=True)  # a stale figure of an earlier report

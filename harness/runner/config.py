@@ -56,6 +56,7 @@ from typing import Any
 
 from harness.core.files import read_text
 from harness.core.limits import DEFAULT_OUTPUT_MB
+from harness.core.paths import check_name
 from harness.core.tables import get as _get
 from harness.core.tables import is_int as _is_int
 from harness.core.tables import positive_int as _positive_int
@@ -187,7 +188,11 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
     if workers not in ("warm", "cold"):
         raise ConfigError(path, "workers", f"must be 'warm' or 'cold', not {workers!r}")
     output_raw = _get(data, "output", str, path)
-    output = Path(os.path.normpath(base / output_raw)) if output_raw else Path("results") / name
+    if output_raw:
+        output = Path(os.path.normpath(base / output_raw))
+    else:  # the name is the results folder's: one folder inside results/
+        output = Path("results") / check_name(name, "the campaign name (the results folder's, with no output)",
+                                              f"{path}: name")
     check = parse_check(data.get("check", {}), path, [p.label for p in pairs])
     return Config(
         name=name, path=path, instance_paths=tuple(instance_paths), pairs=tuple(pairs), task=task,

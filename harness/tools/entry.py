@@ -16,6 +16,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from harness.core.paths import check_name
 from harness.core.plugins import import_target
 from harness.errors import BackendError, UsageError
 from harness.tools.parsers import PARSERS, ToolOutput
@@ -134,6 +135,7 @@ def _version(argv: tuple[str, ...], pattern: str) -> str | None:
 
 
 def _entry(name: str, table: object, where: str) -> Tool:
+    check_name(name, "tool name", f"{where}: tools")  # it becomes part of the name of the tool's work folder
     if not isinstance(table, dict):
         raise UsageError(f"{where}: tools.{name}: expected a table of fields")
     unknown = sorted(set(table) - FIELDS)
@@ -229,7 +231,9 @@ def builtin_tools() -> dict[str, Tool]:
 
 
 def find_tool(name: str, tool_file: str | Path | None = None) -> Tool:
-    """The tool ``name``: from ``tool_file`` when given (its entries first), else built in."""
+    """The tool ``name``: from ``tool_file`` when given (its entries first), else built in; a name no entry can
+    have (:func:`harness.core.paths.check_name`) is refused as such."""
+    check_name(name, "tool name", "option tool")
     tools = dict(builtin_tools())
     if tool_file:
         tools.update(load_tools(tool_file))
