@@ -22,6 +22,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from harness.core.status import Status
+
 # name -> (SQLite type, what it means for every task).  The order is the column order of the store and exports.
 SCHEMA: dict[str, tuple[str, str]] = {
     # identity
@@ -44,7 +46,8 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "time_limit_s": ("REAL", "the wall-clock limit"),
     "memory_limit_mb": ("INTEGER", "the memory limit"),
     # outcome
-    "status": ("TEXT", "classified from answer, termination and verdict: sat unsat timeout memout error wrong refused"),
+    "status": ("TEXT",
+               "classified from answer, termination and verdict: sat unsat timeout unknown memout error wrong refused"),
     "answer": ("TEXT", "what the plugin said: sat | unsat | unknown | none (no answer came back)"),
     "exhausted": ("INTEGER", "0/1"),
     "termination": ("TEXT", "why the run ended: completed solver-limit timeout memout crash refused"),
@@ -106,7 +109,7 @@ def check_record(record: dict[str, Any], extra: Iterable[str] = ()) -> None:
             raise ValueError(f"run record: column {key!r} holds {type(value).__name__}, not a scalar")
 
 
-STATUS_VALUES = ("sat", "unsat", "timeout", "memout", "error", "wrong", "refused")
+STATUS_VALUES = tuple(str(s) for s in Status)
 ANSWER_VALUES = ("sat", "unsat", "unknown", "none")
 TERMINATION_VALUES = ("completed", "solver-limit", "timeout", "memout", "crash", "refused")
 _NON_NEGATIVE = ("build_s", "solve_s", "wall_s", "cpu_s", "solver_reported_s", "overshoot_s", "peak_rss_mb",

@@ -25,7 +25,7 @@ from harness.report.data import INSTANCE_KEY, clean, family, size, with_instance
 
 MATRIX_COLUMNS = ["instance", INSTANCE_KEY, "pair", "runs", "status", "statuses", "wall_s", "cpu_s",
                   "termination", "message"]
-SEVERITY = ("wrong", "error", "memout", "timeout", "unsat", "sat")
+SEVERITY = ("wrong", "error", "memout", "timeout", "unknown", "unsat", "sat")
 """Worst first: a cell whose repetitions tie takes the worse status."""
 
 STATUS_CLASS = {s: f"st-{s}" for s in SEVERITY}

@@ -51,13 +51,14 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from harness.core.status import WHEN_PRESENT, shown_statuses
 from harness.report import noise
 from harness.report.data import INSTANCE_KEY, MEASURES, STATUSES, control_of, is_control, measure_of, \
     penalized_time, ranking_time, solved_mask, with_instance_key
 
 PAIR_COLUMNS = [
     "pair", "backend", "formulation", "measure", "runs", "instances", "solved", "sat", "unsat", "timeout",
-    "memout", "error", "wrong", "par2_s", "par10_s", "sgm_s", "sgm_lo", "sgm_hi", "sgm_ratio",
+    "unknown", "memout", "error", "wrong", "par2_s", "par10_s", "sgm_s", "sgm_lo", "sgm_hi", "sgm_ratio",
     "ratio_lo", "ratio_hi", "tie", "mean_s", "median_s", "cpu_median_s", "cpu_total_s",
     "vbs_gap_s", "unique_solves", "build_share", "solve_share", "median_variables",
     "median_constraints", "median_peak_rss_mb", "median_overshoot_s", "max_overshoot_s",
@@ -200,8 +201,10 @@ def _group_order(measure: object) -> int:
 
 def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shift: float,
                 floors: dict[str, float] | None = None) -> pd.DataFrame:
+    shown = shown_statuses(runs["status"])
+    columns = [c for c in PAIR_COLUMNS if c not in WHEN_PRESENT or c in shown]
     if runs.empty:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in PAIR_COLUMNS})
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
     solved_by = cells.groupby(INSTANCE_KEY, sort=True)["solved"].sum().astype("int64").rename("solved_by")
     cells = cells.join(vbs[["best_s"]], on=["measure", INSTANCE_KEY]).join(solved_by, on=INSTANCE_KEY)
     rows = []
@@ -224,7 +227,7 @@ def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shif
             "runs": len(r),
             "instances": len(c),
             "solved": int(c["solved"].sum()),
-            **{s: int(status.get(s, 0)) for s in STATUSES},
+            **{s: int(status.get(s, 0)) for s in shown},
             "par2_s": float(c["par2_s"].mean()),
             "par10_s": float(c["par10_s"].mean()),
             "sgm_s": shifted_geomean(c["time_s"], shift),
@@ -248,7 +251,7 @@ def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shif
             "median_overshoot_s": _median(timeouts["overshoot_s"]),
             "max_overshoot_s": _max(timeouts["overshoot_s"]),
         })
-    table = pd.DataFrame(rows, columns=PAIR_COLUMNS)
+    table = pd.DataFrame(rows, columns=columns)
     table = table.assign(_group=table["measure"].map(_group_order)).sort_values(
         ["_group", "solved", "sgm_s", "pair"], ascending=[True, False, True, True], na_position="last",
         kind="mergesort", ignore_index=True).drop(columns="_group")
