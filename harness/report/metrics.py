@@ -51,14 +51,14 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from harness.core.status import WHEN_PRESENT, shown_statuses
+from harness.core.status import shown_statuses
 from harness.report import noise
 from harness.report.data import INSTANCE_KEY, MEASURES, STATUSES, control_of, is_control, measure_of, \
     penalized_time, ranking_time, solved_mask, with_instance_key
 
 PAIR_COLUMNS = [
     "pair", "backend", "formulation", "measure", "runs", "instances", "solved", "sat", "unsat", "timeout",
-    "unknown", "memout", "error", "wrong", "par2_s", "par10_s", "sgm_s", "sgm_lo", "sgm_hi", "sgm_ratio",
+    "memout", "error", "wrong", "par2_s", "par10_s", "sgm_s", "sgm_lo", "sgm_hi", "sgm_ratio",
     "ratio_lo", "ratio_hi", "tie", "mean_s", "median_s", "cpu_median_s", "cpu_total_s",
     "vbs_gap_s", "unique_solves", "build_share", "solve_share", "median_variables",
     "median_constraints", "median_peak_rss_mb", "median_overshoot_s", "max_overshoot_s",
@@ -199,10 +199,17 @@ def _group_order(measure: object) -> int:
     return MEASURES.index(measure) if measure in MEASURES else len(MEASURES)
 
 
+def pair_columns(statuses: tuple[str, ...]) -> list[str]:
+    """The pairs table's columns for runs of these statuses: :data:`PAIR_COLUMNS`, with each status shown only
+    where a run has it (``unknown``) in its place among the statuses."""
+    first, always = PAIR_COLUMNS.index("sat"), shown_statuses(())
+    return PAIR_COLUMNS[:first] + list(statuses) + PAIR_COLUMNS[first + len(always):]
+
+
 def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shift: float,
                 floors: dict[str, float] | None = None) -> pd.DataFrame:
     shown = shown_statuses(runs["status"])
-    columns = [c for c in PAIR_COLUMNS if c not in WHEN_PRESENT or c in shown]
+    columns = pair_columns(shown)
     if runs.empty:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
     solved_by = cells.groupby(INSTANCE_KEY, sort=True)["solved"].sum().astype("int64").rename("solved_by")
@@ -333,8 +340,8 @@ def pair_table(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
     """One row per ranked pair, best first: by measure group (CPU first), then more solved, then smaller
     ``sgm_s``, then pair label.  A/A controls are left out (:func:`control_table`).
 
-    Columns :data:`PAIR_COLUMNS`: ``measure`` is what the pair's times are (``cpu`` or
-    ``wall``); ``runs`` and the status counts (``sat`` … ``wrong``, which add up to
+    Columns :data:`PAIR_COLUMNS` (and ``unknown`` after ``timeout`` where a run is: :func:`pair_columns`):
+    ``measure`` is what the pair's times are (``cpu`` or ``wall``); ``runs`` and the status counts (``sat`` … ``wrong``, which add up to
     ``runs``) count runs; ``instances`` and ``solved`` count instances (cells).
     ``par2_s``, ``par10_s``, ``sgm_s`` (shift ``shift_s``), ``vbs_gap_s`` are over cells
     in the pair's measure, ``unique_solves`` over cells; ``sgm_ratio`` is sgm_s / the
