@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="battlebench-jit-") as tmp:
         tmp = Path(tmp)
         instance = tmp / "german_10x10_notouch.toml"
@@ -99,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             cpu, line = count_cpu(root, instance, home_, folder)
             rows.append((case, cpu, line))
             print(f"{case}: {cpu:.1f} s CPU  ({line})", flush=True)
+    load_after = os.getloadavg()[0]
     import numba
 
     from harness import __version__
@@ -111,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
             "touching; `dp`) in a fresh process; CPU is user + system of the command and its worker. The cache "
             "folder is `BATTLEBENCH_CACHE_DIR` (see `harness.core.jitcache`); the second install path is a copy "
             "of `harness/` in another folder with the same cache folder; the last line has no writable folder "
-            "(home's `.cache` a file, no variable set).", "",
+            f"(home's `.cache` a file, no variable set). Machine: {os.cpu_count()} cores, load average (1 min) "
+            f"{load_before:.1f} at the start, {load_after:.1f} at the end: CPU seconds move little with load, wall "
+            "seconds a lot.", "",
             "| case | CPU s | answer |", "|---|---:|---|"]
     text += [f"| {case} | {cpu:.1f} | {line} |" for case, cpu, line in rows]
     text += ["", "Before issue 49 numba keyed the cache by the source file's folder: a second install path "
