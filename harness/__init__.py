@@ -94,7 +94,8 @@ termination
 status
     Classified from answer, termination and verdict by a pure function
     (``classify()``, ``classify_count()``, ``classify_play()``): ``sat``, ``unsat``,
-    ``timeout``, ``memout``, ``error``, ``wrong``, ``refused``.  Play: ``sat`` is a game
+    ``timeout``, ``unknown`` (the solver stopped on its own within its limits without
+    deciding: unsolved, not a timeout), ``memout``, ``error``, ``wrong``, ``refused``.  Play: ``sat`` is a game
     that ended.
 verdict
     What the independent check says of the answer: solve -- the verifier on every

@@ -49,15 +49,17 @@ def test_duplicate_boards_count_once():
     assert res.count == 1 and res.status is Status.SAT
 
 
-def test_no_board_and_exhausted_is_unsat_but_not_exhausted_is_timeout():
+def test_no_board_and_exhausted_is_unsat_but_not_exhausted_is_unknown_or_at_a_limit_timeout():
     assert solve_in_process(tiny(()), "fake", "cell").status is Status.UNSAT
     res = solve_in_process(tiny(()), "fake", "cell", options={"exhausted": "false"})
-    assert res.status is Status.TIMEOUT
+    assert res.status is Status.UNKNOWN  # it returned on its own, undecided: no limit ended it
+    res = solve_in_process(tiny(()), "fake", "cell", options={"mode": "limit"}, time_limit_s=0.2)
+    assert res.status is Status.TIMEOUT  # its own limit stopped it
 
 
 def test_count_two_with_one_board_needs_proof_of_exhaustion():
     res = solve_in_process(tiny(), "fake", "placement", Question.count(2), {"exhausted": False})
-    assert res.status is Status.TIMEOUT and not res.complete
+    assert res.status is Status.UNKNOWN and not res.complete  # returned undecided, within its limit
     out = res.to_json()
     assert out["boards"] == [] and out["partial_boards"] == [list(GOOD)]
 

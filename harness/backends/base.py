@@ -70,8 +70,9 @@ class Step:
     """The outcome of one solver call in a blocking enumeration.
 
     ``outcome`` is ``"board"`` (``chosen`` holds the placement indices), ``"exhausted"``
-    (proven: no further board) or ``"limit"`` (the solver's time limit; ``chosen`` may
-    still hold a board it found before stopping).
+    (proven: no further board), ``"limit"`` (the solver's time limit; ``chosen`` may
+    still hold a board it found before stopping) or ``"unknown"`` (the solver gave up
+    within its limit without deciding: the run is ``unknown``, not a timeout).
     """
 
     outcome: str
@@ -208,6 +209,8 @@ class Backend:
             answer.solver_reported_s = (answer.solver_reported_s or 0.0) + step.reported_s
             if step.outcome == "exhausted":
                 answer.exhausted = True
+                break
+            if step.outcome == "unknown":  # neither exhausted nor at a limit: the solver gave up
                 break
             if step.outcome not in ("board", "limit") or (step.outcome == "board" and step.chosen is None):
                 raise ValueError(f"malformed enumeration step {step!r}")

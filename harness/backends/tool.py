@@ -15,7 +15,9 @@ in one of two ways, and the record's detail says which:
   the constraint that excludes it and the tool runs again on the longer file.
 
 Each call gets what is left of the run's time; a tool that overruns it is killed (SIGTERM to its process group,
-SIGKILL a second later) and the run is a timeout; a tool whose tree goes over the memory limit is a memout, one
+SIGKILL a second later) and the run is a timeout (a tool that answers ``unknown``, ``s UNKNOWN``, is a timeout
+when it answers at its limit, :func:`at_limit`, and ``unknown`` when it gives up well within it: the SAT
+competition's and BenchExec's reading, a run is a timeout when its limit ended it); a tool whose tree goes over the memory limit is a memout, one
 that writes more than the run's output cap (``limits.output_mb``, 64 MiB of stdout and stderr) an error with
 termination ``output-limit``; whatever ends a call, the tool's whole tree is killed (:mod:`harness.tools.process`)
 and its work folder removed (:mod:`harness.core.scratch`).  What the tool prints is read by the entry's parser; output it
@@ -37,6 +39,14 @@ from harness.core.limits import current
 from harness.errors import BackendError, OutputLimitError, UsageError
 from harness.puzzle.board import Board
 
+
+AT_LIMIT_SHARE, AT_LIMIT_S = 0.05, 1.0
+"""A call that answered within this share of the time it had (at most this many seconds) answered at its limit."""
+
+
+def at_limit(wall_s: float, given_s: float | None) -> bool:
+    """Whether a call that ran ``wall_s`` seconds of the ``given_s`` it had (None: no limit) ended at its limit."""
+    return given_s is not None and wall_s >= given_s - min(AT_LIMIT_S, AT_LIMIT_SHARE * given_s)
 
 
 class ToolBackend(Backend):
@@ -169,7 +179,7 @@ class ToolBackend(Backend):
         self.given = self.work / f"input.{suffix(self.tool.format)}"
         self.out = self.work / "answer.txt"
         self._calls, self._models, self._tool_cpu, self._tool_wall, self._write_s = 0, 0, 0.0, 0.0, 0.0
-        self._peak_mb = 0.0
+        self._peak_mb, self._at_limit = 0.0, False
         own = self.opts["enumeration"] == "own" and bool(self.tool.enumerate)
         try:
             if own:
@@ -223,6 +233,7 @@ class ToolBackend(Backend):
         self._calls += 1
         self._tool_cpu += ran.cpu_s
         self._tool_wall += ran.wall_s
+        self._at_limit = at_limit(ran.wall_s, remaining)
         self._peak_mb = max(self._peak_mb, ran.peak_mb or 0.0)
         if ran.output_over is not None:
             raise OutputLimitError(f"tool {self.tool.name!r} wrote more than the run's output cap ({output_mb} MiB of "
@@ -246,8 +257,10 @@ class ToolBackend(Backend):
 
     def _solve_once(self, remaining: float | None) -> Step:
         said = self._call(remaining)
-        if said is None or said.result == "unknown":
+        if said is None or (said.result == "unknown" and self._at_limit):
             return Step("limit")
+        if said.result == "unknown":
+            return Step("unknown")
         if said.result == "unsat":
             return Step("exhausted")
         self._models += 1
@@ -287,7 +300,7 @@ class ToolBackend(Backend):
                 answer.exhausted = True
                 break
             if said.result == "unknown":
-                answer.hit_limit = True
+                answer.hit_limit = self._at_limit  # else it gave up within its limit: the run is unknown
                 break
             if not new:
                 raise BackendError(f"tool {self.tool.name!r}: it stopped short of a complete search with no board "

@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
                  "battlebench solve FILE -b sat -f cell -o solver=glucose4 -t 60",
                  "battlebench solve FILE -k 2 --race 'cpsat/placement,sat[solver=glucose4]/placement'"],
                 {0: "every puzzle was decided (sat or unsat)",
-                 1: "some run was not (timeout, memout, error, wrong)", 2: BAD_INPUT + "; the other files go on"})
+                 1: "some run was not (timeout, unknown, memout, error, wrong)", 2: BAD_INPUT + "; the other files go on"})
     s.add_argument("paths", nargs="+", metavar="PATH", help="puzzle files (.toml, .dzn, ascii, jolyonb)")
     from harness.backends.registry import FAMILY
 

@@ -22,6 +22,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from harness.core.status import Status
+
 # name -> (SQLite type, what it means for every task).  The order is the column order of the store and exports.
 SCHEMA: dict[str, tuple[str, str]] = {
     # identity
@@ -44,7 +46,8 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "time_limit_s": ("REAL", "the wall-clock limit"),
     "memory_limit_mb": ("INTEGER", "the memory limit"),
     # outcome
-    "status": ("TEXT", "classified from answer, termination and verdict: sat unsat timeout memout error wrong refused"),
+    "status": ("TEXT",
+               "classified from answer, termination and verdict: sat unsat timeout unknown memout error wrong refused"),
     "answer": ("TEXT", "what the plugin said: sat | unsat | unknown | none (no answer came back)"),
     "exhausted": ("INTEGER", "0/1"),
     "termination": ("TEXT", "why the run ended: completed solver-limit timeout memout crash refused output-limit"),
@@ -106,12 +109,9 @@ def check_record(record: dict[str, Any], extra: Iterable[str] = ()) -> None:
             raise ValueError(f"run record: column {key!r} holds {type(value).__name__}, not a scalar")
 
 
-STATUS_VALUES = ("sat", "unsat", "timeout", "memout", "error", "wrong", "refused")
+STATUS_VALUES = tuple(str(s) for s in Status)
 ANSWER_VALUES = ("sat", "unsat", "unknown", "none")
 TERMINATION_VALUES = ("completed", "solver-limit", "timeout", "memout", "crash", "refused", "output-limit")
-RARE_TERMINATIONS = ("output-limit",)
-"""Terminations a summary shows a column of only where some run has it (the reports written before it stay as
-they were)."""
 _NON_NEGATIVE = ("build_s", "solve_s", "wall_s", "cpu_s", "solver_reported_s", "overshoot_s", "peak_rss_mb",
                  "warmup_s", "count", "shots", "variables", "constraints", "placements", "repetition", "seed")
 
@@ -161,4 +161,4 @@ def dumps(value: Any) -> str:
 
 
 __all__ = ["ANSWER_VALUES", "BOOL_COLUMNS", "COLUMNS", "JSON_COLUMNS", "SCHEMA", "SQL_TYPES", "STATUS_VALUES",
-           "TERMINATION_VALUES", "RARE_TERMINATIONS", "check_record", "check_values", "dumps", "empty_record"]
+           "TERMINATION_VALUES", "check_record", "check_values", "dumps", "empty_record"]

@@ -9,6 +9,7 @@ run ended) and the *verdict* (whether every board passed the independent verifie
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -16,6 +17,7 @@ class Status(str, enum.Enum):
     SAT = "sat"  # task decided, at least one verified board
     UNSAT = "unsat"  # task decided, proven no board
     TIMEOUT = "timeout"  # a time limit ended the run before the task was decided
+    UNKNOWN = "unknown"  # the solver stopped on its own, well within its limits, without deciding (s UNKNOWN)
     MEMOUT = "memout"  # the memory limit ended the run
     ERROR = "error"  # crash, exception, unavailable solver
     WRONG = "wrong"  # a returned board failed the verifier
@@ -23,6 +25,19 @@ class Status(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+STATUS_ORDER = ("sat", "unsat", "timeout", "unknown", "memout", "error", "wrong")
+"""The statuses a campaign's tables count, in report order (``refused`` is shown apart, as "other")."""
+WHEN_PRESENT = ("unknown", "output-limit")
+"""The statuses (of :data:`STATUS_ORDER`) and terminations a table shows only when some run has one: a report of
+runs without one (every report written before they existed) stays as it was."""
+
+
+def shown_statuses(present: Iterable[object]) -> tuple[str, ...]:
+    """The statuses of :data:`STATUS_ORDER` a table shows for runs of the statuses ``present``."""
+    have = {str(s) for s in present}
+    return tuple(s for s in STATUS_ORDER if s not in WHEN_PRESENT or s in have)
 
 
 class Termination(str, enum.Enum):
@@ -101,8 +116,11 @@ def classify(
     """The status of a run from its termination, answer and verdict.  Pure.
 
     A wrong board wins over everything (it must never be shown as solved); then a
-    crash or memout; then an undecided task is a timeout (boards found before the
-    limit are kept as detail by the caller); otherwise sat or unsat.
+    crash or memout; then an undecided task is a timeout when a limit stopped it
+    (``solver-limit``; boards found before the limit are kept as detail by the caller)
+    and ``unknown`` when the solver returned on its own within its limits without
+    deciding (``completed``: the SAT competition's ``s UNKNOWN``, BenchExec's
+    ``unknown``; a timeout is a run its limit ended); otherwise sat or unsat.
     """
     if n_boards and not verdicts_ok:
         return Status.WRONG
@@ -110,5 +128,5 @@ def classify(
     if early is not None:
         return early
     if not task.decided(n_boards, exhausted):
-        return Status.TIMEOUT
+        return Status.UNKNOWN if termination is Termination.COMPLETED else Status.TIMEOUT
     return Status.SAT if n_boards else Status.UNSAT

@@ -10,11 +10,11 @@ no configuration needs to be remembered.  For each it adds ``phi`` of its confli
 
 from __future__ import annotations
 
-import numba as nb
+from harness.core.jitcache import njit
 import numpy as np
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _conflict(k1, o1, r1, c1, k2, o2, r2, c2, shp, nc, d):
     for a in range(nc[k1, o1]):
         x0 = shp[k1, o1, a, 0] + r1
@@ -25,7 +25,7 @@ def _conflict(k1, o1, r1, c1, k2, o2, r2, c2, shp, nc, d):
     return False
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def block_table(k, shp, nc, no, d, phis, edge, size):
     """table[h, w] = sum of phi over the block's connected configurations with an h x w bounding box."""
     table = np.zeros((size, size), np.int64)

@@ -9,12 +9,12 @@ one hash lookup moves every used-count combination of a frontier at once.
 
 A table is open addressing: ``keys`` (cap, 5), ``vals`` (cap, K*U) int64, ``live`` flags
 and ``slots`` listing the live rows.  Tables double when half full.  Compiled on first use
-and cached on disk by numba.
+and cached on disk by numba in the harness's folder (:mod:`harness.core.jitcache`).
 """
 
 from __future__ import annotations
 
-import numba as nb
+from harness.core.jitcache import njit
 import numpy as np
 
 _EMPTY = np.uint64(0)
@@ -24,13 +24,13 @@ _GOLD = np.uint64(0x9E3779B97F4A7C15)
 _NIB = np.uint64(15)
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _new(cap, width):
     return (np.zeros((cap, 5), np.uint64), np.zeros((cap, width), np.int64), np.zeros(cap, np.bool_),
             np.zeros(cap, np.int64), np.zeros(1, np.int64))
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _mix(h):
     """splitmix64's finaliser: every input bit reaches every output bit."""
     h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -38,7 +38,7 @@ def _mix(h):
     return h ^ (h >> np.uint64(31))
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _slot(keys, live, k0, k1, k2, k3, k4):
     cap = keys.shape[0]
     h = _mix(k0 ^ _mix(k1 ^ (k2 * _GOLD) ^ _mix(k3 + (k4 * _GOLD))))
@@ -50,7 +50,7 @@ def _slot(keys, live, k0, k1, k2, k3, k4):
     return i
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _grow(table):
     keys, vals, live, slots, n = table
     bigger = _new(keys.shape[0] * 2, vals.shape[1])
@@ -66,7 +66,7 @@ def _grow(table):
     return bigger
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _put(keys, vals, live, slots, n, k0, k1, k2, k3, k4):
     """The row of this key, made (zeroed) if new; the caller has made room (at most half full)."""
     i = _slot(keys, live, k0, k1, k2, k3, k4)
@@ -79,7 +79,7 @@ def _put(keys, vals, live, slots, n, k0, k1, k2, k3, k4):
     return i
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _room(table, more):
     """The table, grown until ``more`` new keys keep it at most half full."""
     while 2 * (table[4][0] + more) > table[0].shape[0]:
@@ -87,7 +87,7 @@ def _room(table, more):
     return table
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _row(table, k0, k1, k2, k3, k4):
     """The row of this key, made (zeroed) if new; returns (table, row)."""
     table = _room(table, 1)
@@ -95,14 +95,14 @@ def _row(table, k0, k1, k2, k3, k4):
     return table, _put(keys, vals, live, slots, n, k0, k1, k2, k3, k4)
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _get(table, k0, k1, k2, k3, k4):
     keys, vals, live, slots, n = table
     i = _slot(keys, live, k0, k1, k2, k3, k4)
     return i if live[i] else -1
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _clear(table):
     keys, vals, live, slots, n = table
     for j in range(n[0]):
@@ -110,12 +110,12 @@ def _clear(table):
     n[0] = 0
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _shift(lo, hi):
     return (lo >> _ONE) | ((hi & _ONE) << _M63), hi >> _ONE
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _judge(o_lo, aux, must, clue, row_end, col, ccl, col_end):
     """The aux word after the cell is judged, or -1 when the cell breaks a hit or a clue (the cell's ``must``,
     ``clue``, ``row_end``, ``col``, ``ccl``, ``col_end``: numbers, not the arrays, as every helper called per
@@ -144,7 +144,7 @@ def _judge(o_lo, aux, must, clue, row_end, col, ccl, col_end):
     return np.int64((cols << np.uint64(8)) | np.uint64(rc))
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _place(m0, m1, h0, h1, occ_lo, occ_hi, blk_lo, blk_hi, aux, must, clue, row_end, col, ccl, col_end):
     """The key after a placement (its cells ``m0``, ``m1``, its halo ``h0``, ``h1``) at the cell (its cells taken,
     its halo blocked, the cell judged as :func:`_judge`, the window moved on); ``a < 0`` when the placement does
@@ -158,7 +158,7 @@ def _place(m0, m1, h0, h1, occ_lo, occ_hi, blk_lo, blk_hi, aux, must, clue, row_
     return a, o_lo, o_hi, b_lo, b_hi
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _expand(i, first, keys, vals, n_src, slots_src, nk, nv, nl, ns, nn, ptr, ptype, pmask, phalo, radix, valid,
             nvalid, allu, must, clue, row_end, col, ccl, col_end, mods, units):
     """Successors of the source states from ``first`` on into the next table while it has room; returns the
@@ -236,7 +236,7 @@ def _expand(i, first, keys, vals, n_src, slots_src, nk, nv, nl, ns, nn, ptr, pty
     return n_src
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _layer_into(i, table, nxt, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, must, clue, row_end, col, ccl,
                 col_end, mods, units):
     """The states after cell i, added into the (cleared) table ``nxt``; returns it (possibly grown)."""
@@ -252,7 +252,7 @@ def _layer_into(i, table, nxt, ptr, ptype, pmask, phalo, radix, valid, nvalid, a
         nxt = _grow(nxt)
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _start(width, mods, units):
     table = _new(1024, width)
     table, r = _row(table, _EMPTY, _EMPTY, _EMPTY, _EMPTY, _EMPTY)
@@ -261,7 +261,7 @@ def _start(width, mods, units):
     return table
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _total(table, full, mods, units):
     keys, vals, live, slots, n = table
     total = np.zeros(mods.shape[0], np.int64)
@@ -273,7 +273,7 @@ def _total(table, full, mods, units):
     return total
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def forward_count(n, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, full, must, clue, row_end, col, ccl,
                   col_end, mods, units):
     """(the number of deployments, one residue per modulus; the count itself for modulus 0; the peak states)."""
@@ -290,7 +290,7 @@ def forward_count(n, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, full,
     return _total(table, full, mods, units), peak
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _layer(i, table, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, must, clue, row_end, col, ccl, col_end,
            mods, units):
     size = 1024
@@ -300,7 +300,7 @@ def _layer(i, table, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, must,
                        allu, must, clue, row_end, col, ccl, col_end, mods, units)
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _dot(fv, fs, bv, bs, mods, units, shift, valid, out, q):
     """out[q] += sum over valid u of fv[fs, u] * bv[bs, u + shift], per modulus."""
     for m in range(mods.shape[0]):
@@ -316,7 +316,7 @@ def _dot(fv, fs, bv, bs, mods, units, shift, valid, out, q):
         out[q, m] = out[q, m] + acc if md == 0 else (out[q, m] + acc) % md
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _pull(dst, drow, src, srow, mods, units, shift, valid):
     """dst[drow, u] += src[srow, u + shift] over the valid u: completions seen from before a placement."""
     for m in range(mods.shape[0]):
@@ -330,7 +330,7 @@ def _pull(dst, drow, src, srow, mods, units, shift, valid):
                 dst[drow, base + u] = (dst[drow, base + u] + src[srow, base + u + shift]) % md
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def forward_backward(n, ptr, ptype, pmask, phalo, radix, valid, nvalid, allu, full, must, clue, row_end, col, ccl,
                      col_end, mods, units):
     """(the count, per placement: the deployments that use it).

@@ -40,11 +40,11 @@ forward pass took 26 ms instead of 59.
 
 from __future__ import annotations
 
-import numba as nb
+from harness.core.jitcache import njit
 import numpy as np
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _next(key, c, W, bits, hbits, notouch, left, x, hrem, cl, ch):
     """The key after cell (r, c) gets code ``x`` (its own: 0 empty, 1 taken and ending, ``1 + k`` going on below),
     the cell left of it having had code ``left``: column c-1 (and c, at the row's end) become what they say of
@@ -69,14 +69,14 @@ def _next(key, c, W, bits, hbits, notouch, left, x, hrem, cl, ch):
     return key | (hrem << (dpos + 1))
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def most_moves(T):
     """The most moves a state has at a cell, ``T`` types: empty, or begin any type along or across (below the switch
     row); empty, a single cell's types, begin a run along or across (above it)."""
     return 2 * T + 3
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _reduce(vals, n, mods):
     """The first ``n`` states' values reduced by each prime modulus (a modulus 0 wraps on its own)."""
     for m in range(vals.shape[1]):
@@ -86,7 +86,7 @@ def _reduce(vals, n, mods):
                     vals[j, m, f] %= mods[m]
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _slot(table, nkeys, k):
     """Where key ``k`` is in the open-addressing ``table`` (a power of two long; -1 empty) of indices into
     ``nkeys``: its index, or ``-1 - position`` of the empty place it would take."""
@@ -103,7 +103,7 @@ def _slot(table, nkeys, k):
         p = (p + 1) & (size - 1)
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _rehash(nkeys, ns, size):
     table = np.full(size, -1, np.int32)
     for j in range(ns):
@@ -112,7 +112,7 @@ def _rehash(nkeys, ns, size):
     return table
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _live(vals, s, M, st, k, F):
     """Whether state ``s`` has a non-zero value on a fleet entry with fewer than ``k`` copies of a type of
     stride ``st`` (those are contiguous runs of ``st * k`` entries every ``st * (k + 1)``)."""
@@ -125,7 +125,7 @@ def _live(vals, s, M, st, k, F):
     return False
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _any(vals, s, M, F, mask):
     """Whether state ``s`` has a non-zero value on a fleet entry ``mask`` allows."""
     for m in range(M):
@@ -135,7 +135,7 @@ def _any(vals, s, M, F, mask):
     return False
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _enough(key, W, bits, hbits, room, mask, live, need):
     """``mask`` and, per fleet entry, whether its copies left can end every run the key ``key`` has open above the
     switch row (a necessary condition: with ``e`` cells so far a run needs a type longer than ``e``; per ``e``,
@@ -165,7 +165,7 @@ def _enough(key, W, bits, hbits, room, mask, live, need):
     return live
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def forward(keys, vals, S, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, single, hcont, vcont, hmask,
             vmask, hlast, vlast, conv, room, slots, hlen, vlen, cnt, stride, mods, nkeys, nvals, edge, kind, table):
     """One cell forward from the first ``S`` states of ``keys``, ``vals`` (``(., M, F)``) into the buffers
@@ -221,7 +221,7 @@ def forward(keys, vals, S, c, W, bits, hbits, notouch, mode, cover, hit, hstart,
     return ns, nkeys, nvals, sign < 0, buffer
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _steps(keys, vals, s, S, c, W, bits, hbits, notouch, mode, cover, hit, hstart, vstart, single, hcont, vcont,
            hmask, vmask, hlast, vlast, conv, room, slots, hlen, vlen, cnt, stride, nkeys, nvals, edge, kind, table,
            ns, sign, scratch, live, need, maskbuf):
@@ -380,7 +380,7 @@ def _steps(keys, vals, s, S, c, W, bits, hbits, notouch, mode, cover, hit, hstar
     return s, ns, sign
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def backward(fvals, edge, kind, nback, cnt, stride, mods, slots, per, back):
     """One cell backward: the completions of this layer's states (``fvals``: ``(S, M, F)``) from the next layer's
     (``nback``) along the moves :func:`forward` wrote in ``edge`` and ``kind``, into the buffer ``back`` (grown

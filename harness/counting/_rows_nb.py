@@ -14,23 +14,23 @@ together (per-placement counts).
 
 from __future__ import annotations
 
-import numba as nb
+from harness.core.jitcache import njit
 import numpy as np
 
 SLOTS = 3
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _mul(a, b, md):
     return a * b if md == 0 else (a * b) % md
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _add(a, b, md):
     return a + b if md == 0 else (a + b) % md
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _options(r, i, s, vlen, vstart, width, onew, ocol):
     """The statuses column piece ``i`` may go to in row ``r`` from status ``s`` (and the column it covers)."""
     ln = vlen[i]
@@ -55,7 +55,7 @@ def _options(r, i, s, vlen, vstart, width, onew, ocol):
     return 1
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _clear(blocked, pos, ln):
     """Are columns pos .. pos+ln-1 free of pieces lying across?"""
     for d in range(ln):
@@ -64,7 +64,7 @@ def _clear(blocked, pos, ln):
     return True
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _along(r, blocked, hit, hlen, hstart, forward):
     """Ways to lay subsets of the row pieces along row ``r`` clear of ``blocked``, every other hit covered:
     ``f[pos, S]`` within columns ``< pos`` (forward) or ``g[pos, S]`` within columns ``>= pos``."""
@@ -101,7 +101,7 @@ def _along(r, blocked, hit, hlen, hstart, forward):
     return out
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _transitions(r, cur, sizes, vlen, vstart, hit, hlen, hstart, keymap):
     """Row ``r``'s transitions (old, new, table index) from the states ``cur`` holds, its tables (per subset of
     row pieces) and each table's blocked columns."""
@@ -169,7 +169,7 @@ def _transitions(r, cur, sizes, vlen, vstart, hit, hlen, hstart, keymap):
     return old[:nt], new[:nt], tab[:nt], tables[:nk], ncols[:nk]
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _forward(src, dst, old, new, tab, tables, mods, full):
     for t in range(old.shape[0]):
         o, n, h = old[t], new[t], tables[tab[t]]
@@ -190,7 +190,7 @@ def _forward(src, dst, old, new, tab, tables, mods, full):
                     x = (x - 1) & rest
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _backward(src, dst, old, new, tab, tables, mods, full):
     for t in range(old.shape[0]):
         o, n, h = old[t], new[t], tables[tab[t]]
@@ -211,7 +211,7 @@ def _backward(src, dst, old, new, tab, tables, mods, full):
                 dst[m, o, s] = acc
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _status_at(s, i, sizes):
     if i == 0:
         return s % sizes[0]
@@ -220,7 +220,7 @@ def _status_at(s, i, sizes):
     return s // (sizes[0] * sizes[1])
 
 
-@nb.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _row_marginals(r, alpha, beta, old, new, tab, tables, ncols, sizes, vlen, hit, hlen, hstart, mods, full,
                    vcount, hcount):
     """Per-placement counts of row ``r``: column pieces starting here, row pieces lying here."""

@@ -17,7 +17,7 @@ one word).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from harness.core.jitcache import njit
 
 BIG = np.int64(1) << np.int64(60)
 RULE_CODES = {"ship": 0, "sunk": 1, "none": 2}

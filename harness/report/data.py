@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from harness.core.status import STATUS_ORDER
 from harness.core.task import CONTROL_SUFFIX, RANK_BY
 from harness.errors import InputError
 from harness.store import ResultsStore
@@ -45,8 +46,9 @@ from harness.store import ResultsStore
 SOLVED = ("sat", "unsat")
 """The statuses of a solved run."""
 
-STATUSES = ("sat", "unsat", "timeout", "memout", "error", "wrong")
-"""Every status :func:`harness.core.status.classify` gives, in report order."""
+STATUSES = STATUS_ORDER
+"""Every status :func:`harness.core.status.classify` gives, in report order (``unknown`` shown only where a run
+has it: :func:`harness.core.status.shown_statuses`)."""
 
 INSTANCE_KEY = "instance_key"
 """The column that identifies an instance (its file); ``instance`` is the display name."""

@@ -29,7 +29,8 @@ from typing import Any
 
 import pandas as pd
 
-from harness.report.data import INSTANCE_KEY, MEASURES, STATUSES, clean, family, with_instance_key
+from harness.core.status import shown_statuses
+from harness.report.data import INSTANCE_KEY, MEASURES, clean, family, with_instance_key
 from harness.report.summary import TOTAL
 
 RUN_FIELDS = ("pair", "instance", "name", "family", "rows", "cols", "status", "termination", "wall_s", "cpu_s",
@@ -79,7 +80,7 @@ def run_data(df: pd.DataFrame, ranked: set[str] | frozenset[str], *, pairs: list
         "shift_s": float(shift_s), "measures": measures_of(everyone, measures), "runs": runs,
         "pairs": list(pairs), "tables": {name: list(columns) for name, columns in tables.items()},
         "summary": {"pairs": [str(p) for p in summary["pair"]], "columns": list(summary.columns), "total": TOTAL},
-        "statuses": list(STATUSES),
+        "statuses": list(shown_statuses(df["status"])),
     }
 
 

@@ -21,14 +21,15 @@ from collections import Counter
 import pandas as pd
 
 from harness.core.failures import first_line
+from harness.core.status import WHEN_PRESENT
 from harness.report.data import INSTANCE_KEY, clean, family, size, with_instance_key
 
 MATRIX_COLUMNS = ["instance", INSTANCE_KEY, "pair", "runs", "status", "statuses", "wall_s", "cpu_s",
                   "termination", "message"]
-SEVERITY = ("wrong", "error", "memout", "timeout", "unsat", "sat")
+SEVERITY = ("wrong", "error", "memout", "timeout", "unknown", "unsat", "sat")
 """Worst first: a cell whose repetitions tie takes the worse status."""
 
-STATUS_CLASS = {s: f"st-{s}" for s in SEVERITY}
+STATUS_CLASS = {s: f"st-{s}" for s in SEVERITY} | {"unknown": "st-timeout st-unknown"}  # (coloured as undecided)
 SORT_UNSOLVED = 1e9
 """Unsolved cells sort after every solved time (their key is this plus the time)."""
 
@@ -185,7 +186,9 @@ def matrix_html(df: pd.DataFrame, pairs: list[str]) -> str:
     by = {(k, p): r for k, p, r in zip(table[INSTANCE_KEY], table["pair"], table.to_dict("records"))}
     instances = table.drop_duplicates(INSTANCE_KEY)[["instance", INSTANCE_KEY]]
     columns = list(pairs) + sorted(set(table["pair"]) - set(pairs))
-    legend = " ".join(f'<span class="{STATUS_CLASS[s]}">{s}</span>' for s in reversed(SEVERITY))
+    seen = set(table["status"])
+    legend = " ".join(f'<span class="{STATUS_CLASS[s]}">{s}</span>' for s in reversed(SEVERITY)
+                      if s not in WHEN_PRESENT or s in seen)
     df = with_instance_key(df)
     where = pd.DataFrame({"key": df[INSTANCE_KEY].astype(object), "f": family(df), "z": size(df)}) \
         .drop_duplicates("key").set_index("key")

@@ -51,6 +51,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from harness.core.status import shown_statuses
 from harness.report import noise
 from harness.report.data import INSTANCE_KEY, MEASURES, STATUSES, control_of, is_control, measure_of, \
     penalized_time, ranking_time, solved_mask, with_instance_key
@@ -198,10 +199,19 @@ def _group_order(measure: object) -> int:
     return MEASURES.index(measure) if measure in MEASURES else len(MEASURES)
 
 
+def pair_columns(statuses: tuple[str, ...]) -> list[str]:
+    """The pairs table's columns for runs of these statuses: :data:`PAIR_COLUMNS`, with each status shown only
+    where a run has it (``unknown``) in its place among the statuses."""
+    first, always = PAIR_COLUMNS.index("sat"), shown_statuses(())
+    return PAIR_COLUMNS[:first] + list(statuses) + PAIR_COLUMNS[first + len(always):]
+
+
 def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shift: float,
                 floors: dict[str, float] | None = None) -> pd.DataFrame:
+    shown = shown_statuses(runs["status"])
+    columns = pair_columns(shown)
     if runs.empty:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in PAIR_COLUMNS})
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
     solved_by = cells.groupby(INSTANCE_KEY, sort=True)["solved"].sum().astype("int64").rename("solved_by")
     cells = cells.join(vbs[["best_s"]], on=["measure", INSTANCE_KEY]).join(solved_by, on=INSTANCE_KEY)
     rows = []
@@ -224,7 +234,7 @@ def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shif
             "runs": len(r),
             "instances": len(c),
             "solved": int(c["solved"].sum()),
-            **{s: int(status.get(s, 0)) for s in STATUSES},
+            **{s: int(status.get(s, 0)) for s in shown},
             "par2_s": float(c["par2_s"].mean()),
             "par10_s": float(c["par10_s"].mean()),
             "sgm_s": shifted_geomean(c["time_s"], shift),
@@ -248,7 +258,7 @@ def _pair_table(runs: pd.DataFrame, cells: pd.DataFrame, vbs: pd.DataFrame, shif
             "median_overshoot_s": _median(timeouts["overshoot_s"]),
             "max_overshoot_s": _max(timeouts["overshoot_s"]),
         })
-    table = pd.DataFrame(rows, columns=PAIR_COLUMNS)
+    table = pd.DataFrame(rows, columns=columns)
     table = table.assign(_group=table["measure"].map(_group_order)).sort_values(
         ["_group", "solved", "sgm_s", "pair"], ascending=[True, False, True, True], na_position="last",
         kind="mergesort", ignore_index=True).drop(columns="_group")
@@ -330,8 +340,8 @@ def pair_table(df: pd.DataFrame, shift_s: float = 1.0) -> pd.DataFrame:
     """One row per ranked pair, best first: by measure group (CPU first), then more solved, then smaller
     ``sgm_s``, then pair label.  A/A controls are left out (:func:`control_table`).
 
-    Columns :data:`PAIR_COLUMNS`: ``measure`` is what the pair's times are (``cpu`` or
-    ``wall``); ``runs`` and the status counts (``sat`` … ``wrong``, which add up to
+    Columns :data:`PAIR_COLUMNS` (and ``unknown`` after ``timeout`` where a run is: :func:`pair_columns`):
+    ``measure`` is what the pair's times are (``cpu`` or ``wall``); ``runs`` and the status counts (``sat`` … ``wrong``, which add up to
     ``runs``) count runs; ``instances`` and ``solved`` count instances (cells).
     ``par2_s``, ``par10_s``, ``sgm_s`` (shift ``shift_s``), ``vbs_gap_s`` are over cells
     in the pair's measure, ``unique_solves`` over cells; ``sgm_ratio`` is sgm_s / the

@@ -60,9 +60,9 @@ ALPHA = 0.05
 REGRESSION_KINDS = ("status", "slowdown", "missing")
 IMPROVEMENT_KINDS = ("solved", "speedup")
 DECIDED = ("sat", "unsat")
-UNDECIDED = ("timeout", "memout", "error")
+UNDECIDED = ("timeout", "unknown", "memout", "error")
 # ties between repetitions' statuses go to the first in this order (the worse)
-_SEVERITY = ("wrong", "error", "memout", "timeout", "unsat", "sat")
+_SEVERITY = ("wrong", "error", "memout", "timeout", "unknown", "unsat", "sat")
 
 
 @dataclass

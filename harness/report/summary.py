@@ -10,7 +10,7 @@ Columns (:data:`SUMMARY_COLUMNS`):
 * ``solved``: the instances it solved, as the pairs table counts them (a pair × instance
   cell is solved when more than half of its runs are, :func:`metrics.instance_times`);
 * ``status:S`` for every status a store can hold (:data:`harness.core.record.STATUS_VALUES`:
-  the classified outcome, ``refused`` included) and ``termination:T`` for every
+  the classified outcome, ``refused`` included; ``unknown`` only where a run has it) and ``termination:T`` for every
   termination (:data:`~harness.core.record.TERMINATION_VALUES`: why the run ended),
   counted over runs.  Each group sums to ``runs`` (a run of an old store without a
   termination counts in no termination column).
@@ -25,15 +25,16 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from harness.core.record import RARE_TERMINATIONS, STATUS_VALUES, TERMINATION_VALUES
+from harness.core.record import STATUS_VALUES, TERMINATION_VALUES
+from harness.core.status import WHEN_PRESENT
 from harness.report.data import INSTANCE_KEY, with_instance_key
 from harness.report.metrics import instance_times
 
-STATUS_COLUMNS = [f"status:{s}" for s in STATUS_VALUES]
-TERMINATION_COLUMNS = [f"termination:{t}" for t in TERMINATION_VALUES if t not in RARE_TERMINATIONS]
+STATUS_COLUMNS = [f"status:{s}" for s in STATUS_VALUES if s not in WHEN_PRESENT]
+TERMINATION_COLUMNS = [f"termination:{t}" for t in TERMINATION_VALUES if t not in WHEN_PRESENT]
 SUMMARY_COLUMNS = ["pair", "runs", "instances", "solved", *STATUS_COLUMNS, *TERMINATION_COLUMNS]
-"""The columns always shown; a rare termination's (:data:`~harness.core.record.RARE_TERMINATIONS`) follows them
-where some run has it."""
+"""The columns always shown; a status or termination of :data:`~harness.core.status.WHEN_PRESENT` joins them
+(in its vocabulary's order) where some run has it."""
 TOTAL = "total"
 """The ``pair`` of the last row, the sum over every pair (``instances``: distinct instances)."""
 
@@ -49,9 +50,10 @@ def _counts(runs: pd.DataFrame, column: str, values: tuple[str, ...], prefix: st
     return {f"{prefix}:{v}": int(seen.get(v, 0)) for v in values}
 
 
-def _row(pair: str, runs: pd.DataFrame, solved: int, terminations: tuple[str, ...]) -> dict[str, object]:
+def _row(pair: str, runs: pd.DataFrame, solved: int, statuses: tuple[str, ...],
+         terminations: tuple[str, ...]) -> dict[str, object]:
     return {"pair": pair, "runs": len(runs), "instances": int(runs[INSTANCE_KEY].nunique()), "solved": solved,
-            **_counts(runs, "status", STATUS_VALUES, "status"),
+            **_counts(runs, "status", statuses, "status"),
             **_counts(runs, "termination", terminations, "termination")}
 
 
@@ -68,12 +70,12 @@ def status_table(df: pd.DataFrame, order: list[str] | None = None) -> pd.DataFra
     present = set(df["pair"].astype(object))
     pairs = [p for p in (order or []) if p in present] + sorted(present - set(order or []))
     by_pair = dict(list(df.groupby(df["pair"].astype(object), sort=True)))
-    seen = set(df["termination"].astype(object))
-    terminations = tuple(t for t in TERMINATION_VALUES if t not in RARE_TERMINATIONS or t in seen)
-    rows = [_row(p, by_pair[p], int(solved.get(p, 0)), terminations) for p in pairs]
-    rows.append(_row(TOTAL, df, int(solved.sum()), terminations))
-    return pd.DataFrame(rows, columns=[*SUMMARY_COLUMNS, *(f"termination:{t}" for t in terminations
-                                                          if t in RARE_TERMINATIONS)])
+    seen = set(df["status"].astype(object)) | set(df["termination"].astype(object))
+    statuses = tuple(s for s in STATUS_VALUES if s not in WHEN_PRESENT or s in seen)
+    terminations = tuple(t for t in TERMINATION_VALUES if t not in WHEN_PRESENT or t in seen)
+    rows = [_row(p, by_pair[p], int(solved.get(p, 0)), statuses, terminations) for p in pairs]
+    rows.append(_row(TOTAL, df, int(solved.sum()), statuses, terminations))
+    return pd.DataFrame(rows, columns=list(rows[0]))
 
 
 def statuses_html(table: pd.DataFrame, html_table: Callable[[pd.DataFrame], str]) -> str:

@@ -19,7 +19,7 @@ NA = "–"
 """How a missing value (NaN, null) is shown in the HTML and Markdown tables."""
 
 OUTCOME_COLUMNS = [
-    "pair", "runs", "instances", "solved", "sat", "unsat", "timeout", "memout", "error", "wrong",
+    "pair", "runs", "instances", "solved", "sat", "unsat", "timeout", "unknown", "memout", "error", "wrong",
     "unique_solves",
 ]
 """The pairs table's columns shown as "outcome"; then "speed" and "model and resources"."""

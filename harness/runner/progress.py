@@ -31,7 +31,9 @@ import sys
 import time
 from typing import Any, Callable, TextIO
 
-STATUSES = ("sat", "unsat", "timeout", "memout", "error", "wrong")
+from harness.core.status import STATUS_ORDER, shown_statuses
+
+STATUSES = STATUS_ORDER
 MIN_REDRAW_S = 0.1  # live mode: at most ~10 redraws a second
 CLEAR = "\x1b[K"  # erase to the end of the line
 
@@ -175,9 +177,10 @@ class Progress:
         # (text, priority): 0 always kept; higher numbers are dropped first
         parts: list[tuple[str, int]] = [
             (f"[{self.done:>{digits}}/{self.total} {percent:>3}%] solved {self.solved}", 0)]
-        for status in ("timeout", "memout", "error"):
+        for status in ("timeout", "unknown", "memout", "error"):
             n = self.counts[status]
-            parts.append((f"{status} {n}", 1 if n else 5))
+            if n or status != "unknown":  # (unknown: only when some run is)
+                parts.append((f"{status} {n}", 1 if n else 5))
         parts.append((f"WRONG {wrong}", 0) if wrong else ("wrong 0", 5))
         if self.other:
             parts.append((f"other {self.other}", 1))
@@ -337,7 +340,8 @@ class Progress:
 
 # ---- the closing summary -----------------------------------------------------------
 
-SUMMARY_COLUMNS = ("pair", "runs", *STATUSES, "median wall_s", "total wall_s", "total cpu_s")
+SUMMARY_COLUMNS = ("pair", "runs", *shown_statuses(()), "median wall_s", "total wall_s", "total cpu_s")
+"""The summary's columns where no run is ``unknown`` (then it has its column after ``timeout``)."""
 
 
 def _seconds(value: Any) -> float | None:
@@ -346,10 +350,10 @@ def _seconds(value: Any) -> float | None:
     return float(value)
 
 
-def _row(label: str, records: list[dict[str, Any]], with_other: bool) -> list[str]:
+def _row(label: str, records: list[dict[str, Any]], with_other: bool, shown: tuple[str, ...]) -> list[str]:
     statuses = [_status(r) for r in records]
     walls = [w for w in (_seconds(r.get("wall_s")) for r in records) if w is not None]
-    row = [label, str(len(records))] + [str(statuses.count(s)) for s in STATUSES]
+    row = [label, str(len(records))] + [str(statuses.count(s)) for s in shown]
     if with_other:
         row.append(str(sum(1 for s in statuses if s not in STATUSES)))
     row.append(f"{statistics.median(walls):.3f}" if walls else "-")
@@ -362,20 +366,21 @@ def _row(label: str, records: list[dict[str, Any]], with_other: bool) -> list[st
 def summary_table(records: list[dict[str, Any]]) -> str:
     """One aligned row per pair (first-seen order) and a final ``all`` row.
 
-    Columns: pair, runs, the six statuses, median and total ``wall_s`` (runs without a
+    Columns: pair, runs, the statuses (``unknown`` only where a run is), median and total ``wall_s`` (runs without a
     ``wall_s`` are left out of both; ``-`` when none has one), total ``cpu_s``.  An ``other`` column
-    appears only if some status is none of the six.  Wrong runs get a warning line.
+    appears only if some status is none of them.  Wrong runs get a warning line.
     """
     by_pair: dict[str, list[dict[str, Any]]] = {}
     for record in records:
         pair = record.get("pair")
         by_pair.setdefault("?" if pair is None else str(pair), []).append(record)
     with_other = any(_status(r) not in STATUSES for r in records)
-    header = list(SUMMARY_COLUMNS)
+    shown = shown_statuses(_status(r) for r in records)
+    header = ["pair", "runs", *shown, *SUMMARY_COLUMNS[-3:]]
     if with_other:
         header.insert(-3, "other")
-    body = [_row(pair, rows, with_other) for pair, rows in by_pair.items()]
-    total = _row("all", list(records), with_other)
+    body = [_row(pair, rows, with_other, shown) for pair, rows in by_pair.items()]
+    total = _row("all", list(records), with_other, shown)
     widths = [max(len(row[i]) for row in [header, *body, total]) for i in range(len(header))]
 
     def fmt(row: list[str]) -> str:

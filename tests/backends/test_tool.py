@@ -300,3 +300,47 @@ def test_the_mip_solution_files_are_read_and_the_rest_refused():
     for bad in ("", "c only\n", "s mip 1 1 z 0\n", "s mip 1 1 o 0\nj 1 2\n", "s mip 1 1 o 0\n"):
         with pytest.raises(BackendError):
             glpk_solution("", bad)
+
+
+GIVES_UP = "import sys\nif sys.argv[1] == '--version':\n    print('giveup 1'); sys.exit(0)\nprint('s UNKNOWN')\n"
+AT_ITS_LIMIT = ("import signal, sys, time\nif sys.argv[1] == '--version':\n    print('late 1'); sys.exit(0)\n"
+                "def stop(*_):\n    print('s UNKNOWN', flush=True); sys.exit(0)\n"
+                "signal.signal(signal.SIGTERM, stop)\ntime.sleep(120)\n")
+
+
+def _enumerating_tool_file(tmp: Path, name: str, script: Path) -> Path:
+    path = _tool_file(tmp, name, [str(script), "{file}"])
+    path.write_text(path.read_text() + 'enumerate = ["--models", "{k}"]\nenumerate_all = ["--all"]\n')
+    return path
+
+
+@pytest.mark.parametrize("enumeration", ["blocking", "own"])
+@pytest.mark.parametrize("question", [Question(), Question.count(2)])
+def test_a_tool_that_gives_up_within_its_limit_is_unknown_not_a_timeout(isolated, tmp_path, enumeration, question):
+    """Finding 10: ``s UNKNOWN`` after half a second of a 20-s limit was stored as ``timeout``."""
+    from harness.core.record import check_values
+
+    script = _script(tmp_path, "giveup", GIVES_UP)
+    tool_file = _enumerating_tool_file(tmp_path, "giveup", script)
+    res = isolated.solve(MANY[0], "tool", "placement", question, {"measure": "process", "tool": "giveup",
+                         "tool_file": str(tool_file), "enumeration": enumeration}, 20.0)
+    assert res.status is Status.UNKNOWN and str(res.termination) == "completed", (res.status, res.error)
+    assert not res.boards and not res.complete and not res.decided
+    check_values({"status": str(res.status), "answer": "unknown", "termination": str(res.termination)})
+
+
+@pytest.mark.parametrize("enumeration", ["blocking", "own"])
+def test_a_tool_that_says_unknown_at_its_limit_is_a_timeout(isolated, tmp_path, enumeration):
+    script = _script(tmp_path, "late", AT_ITS_LIMIT)  # answers s UNKNOWN when the limit's SIGTERM comes
+    tool_file = _enumerating_tool_file(tmp_path, "late", script)
+    res = isolated.solve(MANY[0], "tool", "placement", Question(), {"measure": "process", "tool": "late",
+                         "tool_file": str(tool_file), "enumeration": enumeration}, 2.0)
+    assert res.status is Status.TIMEOUT, (res.status, res.error)
+
+
+def test_an_unknown_at_its_limit_is_one_within_five_percent_of_the_time_given_at_most_a_second():
+    from harness.backends.tool import at_limit
+
+    assert not at_limit(0.5, 20.0) and not at_limit(18.9, 20.0) and at_limit(19.0, 20.0) and at_limit(21.0, 20.0)
+    assert not at_limit(1.8, 2.0) and at_limit(1.9, 2.0)
+    assert not at_limit(500.0, None)  # no limit: never at it

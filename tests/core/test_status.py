@@ -25,6 +25,11 @@ CASES = [
     (COUNT2, C, 0, True, True, Status.UNSAT),
     (ALL, C, 51, True, True, Status.SAT),
     (ALL, L, 51, False, True, Status.TIMEOUT),
+    # gave up within its limits, undecided (a tool's s UNKNOWN well before its limit): unknown, not a timeout
+    (SOLVE, C, 0, False, True, Status.UNKNOWN),
+    (COUNT2, C, 1, False, True, Status.UNKNOWN),  # one board, then gave up: uniqueness not proven
+    (ALL, C, 51, False, True, Status.UNKNOWN),
+    (ALL, C, 51, False, False, Status.WRONG),
 ]
 
 
@@ -46,3 +51,12 @@ def test_the_solve_tasks_question_has_one_name():
     import harness.core.status as status
 
     assert not hasattr(status, "Task") and "Task" not in harness.core.__all__
+
+
+def test_every_status_is_in_the_store_vocabulary_and_unknown_shown_only_where_present():
+    from harness.core.record import STATUS_VALUES
+    from harness.core.status import STATUS_ORDER, shown_statuses
+
+    assert set(STATUS_VALUES) == {str(s) for s in Status} and set(STATUS_ORDER) == set(STATUS_VALUES) - {"refused"}
+    assert "unknown" not in shown_statuses(["sat", "timeout"])
+    assert shown_statuses(["unknown"]) == STATUS_ORDER

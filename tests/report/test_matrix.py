@@ -79,3 +79,12 @@ def test_a_disputed_board_is_drawn_with_its_clues_and_the_broken_one_marked():
     assert page.count('class="clue bad"') == 2 and 'title="the clue says 0, the board has 1"' in page
     assert '<td class="clue">1</td>' in page  # the unknown column clue shows the board's count
     assert "clue" not in evidence.board_html(BAD_BOARD)  # no instance: the board alone
+
+
+def test_an_unknown_run_is_coloured_as_undecided_and_its_legend_entry_only_where_one_is(tmp_path):
+    legend = re.compile(r'<p class="sub legend">(.*?)<span class="st-none">', re.S)
+    before = matrix.matrix_html(load(make_store(tmp_path / "r", runs())), [B, A])
+    assert "unknown" not in legend.search(before).group(1)
+    page = matrix.matrix_html(load(make_store(tmp_path / "u", runs() + [run("i4", B, "unknown", 0.5)])), [B, A])
+    assert '<span class="st-timeout st-unknown">unknown</span>' in legend.search(page).group(1)
+    assert 'class="st-timeout st-unknown" data-v=' in page and 'data-s="unknown"' in page

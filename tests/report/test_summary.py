@@ -5,7 +5,9 @@ from __future__ import annotations
 import pandas as pd
 from handstore import BAD_BOARD, make_store, run
 
-from harness.core.record import RARE_TERMINATIONS, STATUS_VALUES, TERMINATION_VALUES
+from harness.core.record import STATUS_VALUES, TERMINATION_VALUES
+from harness.core.status import WHEN_PRESENT
+from harness.report import metrics
 from harness.report import summary
 from harness.report.data import load
 from harness.report.render import write_report
@@ -33,9 +35,9 @@ def counts(table: pd.DataFrame, pair: str) -> dict[str, int]:
 def test_every_status_and_termination_is_counted_per_pair_with_a_total(tmp_path):
     table = summary.status_table(load(make_store(tmp_path / "r", runs())), [B, A])
     assert list(table.columns) == summary.SUMMARY_COLUMNS
-    assert [c.split(":")[1] for c in summary.STATUS_COLUMNS] == list(STATUS_VALUES)  # refused included
+    assert [c.split(":")[1] for c in summary.STATUS_COLUMNS] == [s for s in STATUS_VALUES if s not in WHEN_PRESENT]
     assert [c.split(":")[1] for c in summary.TERMINATION_COLUMNS] == [t for t in TERMINATION_VALUES
-                                                                      if t not in RARE_TERMINATIONS]
+                                                                      if t not in WHEN_PRESENT]
     assert list(table["pair"]) == [B, A, summary.TOTAL]  # the order given, the total last
     assert isinstance(table.index, pd.RangeIndex) and list(table.index) == [0, 1, 2]
     assert counts(table, A) == {"runs": 6, "instances": 4, "solved": 1, "status:sat": 2, "status:timeout": 1,
@@ -87,3 +89,20 @@ def test_the_report_writes_the_section_and_statuses_csv(tmp_path):
     page = written["index.html"].read_text(encoding="utf-8")
     assert f'<h2 id="statuses">{summary.TITLE}</h2>' in page and '<div id="statuses-table">' in page
     assert '<a href="#statuses">statuses</a>' in page  # in the section menu
+
+
+def test_unknown_has_a_column_only_where_a_run_is_unknown(tmp_path):
+    """Finding 10's status joins the tables (statuses, pairs, the page's filters) where a run has it, after
+    ``timeout``; a store without one gives the tables it gave before."""
+    gave_up = run("i2", C, "unknown", 0.5)
+    df = load(make_store(tmp_path / "u", runs() + [gave_up]))
+    table = summary.status_table(df, [A])
+    shown = [c for c in table.columns if c.startswith("status:")]
+    assert shown[:5] == ["status:sat", "status:unsat", "status:timeout", "status:unknown", "status:memout"]
+    assert counts(table, C) == {"runs": 1, "instances": 1, "status:unknown": 1, "termination:completed": 1}
+    pairs = metrics.all_tables(df)["pairs"]
+    assert list(pairs.columns).index("unknown") == list(pairs.columns).index("timeout") + 1
+    assert int(pairs[pairs["pair"] == C]["unknown"].iloc[0]) == 1 and int(pairs[pairs["pair"] == C]["solved"].iloc[0]) == 0
+    before = metrics.all_tables(load(make_store(tmp_path / "r", runs())))["pairs"]
+    assert "unknown" not in before.columns and "status:unknown" not in summary.status_table(
+        load(make_store(tmp_path / "r2", runs()))).columns

@@ -140,8 +140,22 @@ def test_counts_per_status_and_enum_statuses():
     p.start()
     for s in (Status.SAT, "unsat", "timeout", Status.MEMOUT, "error", "wrong"):
         p.update(rec(s))
-    assert p.counts == {"sat": 1, "unsat": 1, "timeout": 1, "memout": 1, "error": 1, "wrong": 1}
+    assert p.counts == {"sat": 1, "unsat": 1, "timeout": 1, "unknown": 0, "memout": 1, "error": 1, "wrong": 1}
     assert p.solved == 2
+    assert "unknown" not in p.line()  # shown only once a run is unknown
+    p.update(rec(Status.UNKNOWN))
+    assert p.counts["unknown"] == 1 and "unknown 1" in p.line() and p.solved == 2
+
+
+def test_the_summary_has_an_unknown_column_only_where_a_run_is_unknown():
+    from harness.runner.progress import summary_table
+
+    records = [{"pair": "a", "status": "sat", "wall_s": 1.0, "cpu_s": 1.0},
+               {"pair": "a", "status": "timeout", "wall_s": 2.0, "cpu_s": 2.0}]
+    header = summary_table(records).splitlines()[0].split()
+    assert "unknown" not in header and "other" not in header
+    header = summary_table(records + [{"pair": "a", "status": "unknown", "wall_s": 0.5}]).splitlines()[0].split()
+    assert header[header.index("timeout") + 1] == "unknown" and "other" not in header
 
 
 def test_wrong_is_made_visible():
