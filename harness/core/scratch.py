@@ -9,21 +9,21 @@ runner killed the worker at its limit, ``kill -9`` of the whole command), the ro
 * a runner starting (a campaign, its resume, any command that starts workers) removes the roots of owners that
   are gone (:func:`sweep`): what a ``kill -9`` of the runner itself left.
 
-Names that go into a folder's name keep only ``[A-Za-z0-9._-]`` (:func:`safe_name`), so no name can put a folder
-outside its root.
+A name that goes into a folder's name is escaped by :func:`harness.core.paths.path_part`, so no name can put a
+folder outside its root.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
-import re
 import shutil
 import tempfile
 from pathlib import Path
 
+from harness.core.paths import path_part
+
 PREFIX = "battlebench-work-"
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _registered: set[int] = set()
 
 
@@ -36,11 +36,6 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def safe_name(name: str) -> str:
-    """``name`` with every character outside ``[A-Za-z0-9._-]`` dropped (``run`` when nothing is left)."""
-    return _UNSAFE.sub("", name) or "run"
 
 
 def root(pid: int | None = None) -> Path:
@@ -56,7 +51,7 @@ def folder(name: str) -> Path:
     if pid not in _registered:  # a forked child has a root of its own
         _registered.add(pid)
         atexit.register(_remove_own, pid)
-    return Path(tempfile.mkdtemp(prefix=f"{safe_name(name)}-", dir=top))
+    return Path(tempfile.mkdtemp(prefix=f"{path_part(name)}-", dir=top))
 
 
 def remove_root(pid: int) -> None:

@@ -91,7 +91,6 @@ NOT_NAMES = {
     ("backends/files.py", "stem"): "path_part(inst.name) and the formulation (placement | cell)",
     ("backends/files.py", "suffix(fmt)"): "a suffix of WRITE_FORMATS",
     ("backends/minizinc.py", "self.formulation"): "placement | cell, the package's own .mzn files",
-    ("backends/tool.py", "self.tool.name"): "a tool name is checked where entries are read (tools/entry.py)",
     ("backends/tool.py", "suffix(self.tool.format)"): "a suffix of FORMATS (checked where entries are read)",
     ("cli/export.py", "args.format"): "one of the export formats (argparse choices)",
     ("store/export.py", "fmt"): "one of the export formats",
@@ -105,11 +104,17 @@ NOT_NAMES = {
     ("report/render.py", "fmt"): "one of plots.FORMATS",
     ("report/compare.py", "name"): "one of FILES, the comparison's own file names",
     ("runner/worker.py", "pid"): "a number (/proc)",
-    ("runner/worker.py", "tid"): "a number (/proc)",
     ("runner/worker.py", "entry"): "a /proc entry of digits",
     ("store/sqlite.py", "DB_NAME"): "the store's own file name (a constant)",
     ("store/sqlite.py", "GZ_NAME"): "the store's own file name (a constant)",
     ("tools/runexec.py", "name"): "battlebench-PID-N, a cgroup's name of numbers",
+    ("core/jitcache.py", "__version__"): "the harness's version",
+    ("core/jitcache.py", "numba.__version__"): "numba's version",
+    ("core/proctree.py", "pid"): "a number (/proc)",
+    ("core/proctree.py", "tid"): "a number (/proc)",
+    ("core/scratch.py", "PREFIX"): "the roots' own prefix (a constant)",
+    ("core/scratch.py", "os.getpid() if pid is None else pid"): "a number",
+    ("tools/process.py", "pid"): "a number (/proc)",
 }
 
 
