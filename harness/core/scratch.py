@@ -75,4 +75,4 @@ def sweep() -> int:
     return removed
 
 
-__all__ = ["PREFIX", "folder", "pid_alive", "remove_root", "root", "safe_name", "sweep"]
+__all__ = ["PREFIX", "folder", "pid_alive", "remove_root", "root", "sweep"]
