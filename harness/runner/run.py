@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from harness.core.failures import group_failures, render_failures
 from harness.core.provenance import machine
 from harness.core.task import task_of
-from harness.runner.campaign import RunSpec, expand
+from harness.runner.campaign import RunSpec, campaign_root, expand
 from harness.runner.config import Config
 from harness.runner.progress import Progress, summary_table
 from harness.store import ResultsStore
@@ -101,7 +101,7 @@ def run_campaign(
     output = Path(config.output)
     store = ResultsStore(output)
     try:
-        store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(specs))
+        store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(specs), root=campaign_root())
         store.add_columns({name: kind for name, (kind, _) in config.task_type.extra_columns.items()})
         store.add_session(machine())
         if config.text:
