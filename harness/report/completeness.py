@@ -143,7 +143,8 @@ def _same(value: object) -> object:
 
 
 def against_plan(kept: pd.DataFrame, plan: list[dict] | None) -> tuple[str, ...]:
-    """One line for each stored run of the plan whose columns differ from its plan row (none without a plan)."""
+    """One line for each stored run of the plan whose columns differ from its plan row (none without a plan; a
+    column the plan leaves null, as old plans did the seed, is not compared)."""
     if not plan or kept.empty:
         return ()
     by_id = {row["run_id"]: row for row in plan}
@@ -154,7 +155,7 @@ def against_plan(kept: pd.DataFrame, plan: list[dict] | None) -> tuple[str, ...]
         if row is None:
             continue
         differ = [f"{c} {_same(rec[c])!r}, planned {_same(row.get(c))!r}" for c in columns
-                  if _same(rec[c]) != _same(row.get(c))]
+                  if _same(row.get(c)) is not None and _same(rec[c]) != _same(row.get(c))]  # old plans: no seed
         if differ:
             lines.append(f"{rec.get('instance')} {rec.get('pair')} (run {rec['run_id']}): stored "
                          + "; ".join(differ))

@@ -176,3 +176,30 @@ def test_a_manifest_none_of_the_stores_instances_is_in_is_not_mentioned(tmp_path
     code, text = check(store, manifest=other)
     text = "\n".join(line for line in text.splitlines() if not line.startswith("subject files: "))  # tmp path
     assert code == 0 and "expected statuses" not in text and other not in text and "manifest" not in text.lower()
+
+
+def test_a_count_answer_listing_the_same_board_twice_fails(tmp_path):
+    """Two boards stored for count 2 say "not unique"; the same board twice is one solution, not two."""
+    runs = clean()
+    runs[0] = dict(runs[0], boards=handstore.dumps([BOARD_A, BOARD_A]))
+    code, text = check(make_store(tmp_path / "r", runs))
+    assert code == 1, text
+    assert f"verdicts: i1 {A}: stored '2 boards', judged again 'boards 1 and 2 are the same board (listed twice)'" \
+        in text and "1 stored result contradicted when judged again" in text
+
+
+@pytest.mark.parametrize("column, value", [("question", "count-1"), ("task", "count"), ("pair", "sat/placement")])
+def test_a_row_edited_away_from_the_recorded_plan_fails(tmp_path, column, value):
+    """The run id hashes the question and pair, so an edited row keeps its id: its plan row says otherwise."""
+    import sqlite3
+
+    store = make_store(tmp_path / "r", clean())
+    assert check(store)[0] == 0
+    with sqlite3.connect(store / "results.sqlite") as db:
+        run_id = db.execute("select run_id from runs where instance = 'i1' and pair = ?", (A,)).fetchone()[0]
+        db.execute(f"update runs set {column} = ? where run_id = ?", (value, run_id))
+    code, text = check(store)
+    planned = {"question": "count-2", "task": "solve", "pair": A}[column]
+    assert code == 1 and f"plan: i1 {A if column != 'pair' else value} (run {run_id}): stored {column} " \
+        f"'{value}', planned '{planned}'" in text, text
+    assert "check: FAILED: 1 stored run contradicting the recorded plan" in text
