@@ -7,6 +7,7 @@
     |   +-- ConfigError            a campaign config is invalid (file, key, problem)
     |   +-- StoreMismatch          a results directory holds another config's campaign
     |   +-- StoreDamaged           a results store fails SQLite's integrity check
+    |   +-- StoreConflict          a results.sqlite and the results.sqlite.gz beside it disagree
     |   +-- LimitError             a limit out of range (the field and the problem; the caller adds where)
     |   +-- UnsafeName             a name that becomes a path is not a safe file name (where, what, problem)
     +-- BackendUnavailable         a solver library cannot be imported
@@ -81,6 +82,11 @@ class StoreMismatch(InputError):
 
 class StoreDamaged(InputError):
     """A results store is damaged (overwritten pages, truncated, empty): one line naming the file."""
+
+
+class StoreConflict(InputError):
+    """A results directory holds a ``results.sqlite`` and a ``results.sqlite.gz`` that disagree: which one
+    holds the campaign cannot be told (:mod:`harness.store.twin`); one line naming both and what differs."""
 
 
 class LimitError(InputError):

@@ -8,7 +8,10 @@ neither exhausted nor complete);
 ``make_store(directory, runs)`` writes them into a real ``ResultsStore`` with a plan of
 exactly those runs (a complete campaign); ``plan=`` gives another plan (more runs than
 stored: an interrupted campaign) or ``None`` (no plan recorded, as in old stores);
-``config_text=`` the config the store records (``check`` reads its ``[check]`` table).
+``config_text=`` the config the store records (``check`` reads its ``[check]`` table);
+``files=True`` writes each run's instance file into the store's folder (``inst/NAME.toml``: the
+3x2 puzzle the boards fit, made distinct per name by its hints) and stores its content hash, so that
+``check`` judges every board again (without, it finds no file: "not verified").
 """
 
 from __future__ import annotations
@@ -74,8 +77,45 @@ def plan_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{c: rec.get(c) for c in PLAN_COLUMNS} for rec in runs]
 
 
+def puzzle(k: int) -> Any:
+    """The ``k``-th distinct 3x2 puzzle BOARD_A and BOARD_B both solve (k < 8): water hints in row 1, touching."""
+    from harness.puzzle.instance import Hint, Instance
+
+    hints = {cell: Hint.WATER for bit, cell in enumerate(((1, 0), (1, 1))) if k & (1 << bit)}
+    return Instance(rows=3, cols=2, fleet={1: 2}, row_clues=(1, 0, 1), col_clues=(1, 1), hints=hints,
+                    touching=bool(k & 4), name=f"p{k}")
+
+
+def with_files(directory: Path, runs: list[dict[str, Any]], hashes: dict[str, str] | None = None
+               ) -> list[dict[str, Any]]:
+    """``runs`` with each default instance path (``inst/NAME.toml``) written under ``directory`` as a distinct
+    puzzle, and its content hash stored (``hashes``: name -> hash, of the files written before)."""
+    from dataclasses import replace
+
+    from harness.puzzle.formats import write_instance
+
+    hashes = {} if hashes is None else hashes
+    out = []
+    for rec in runs:
+        name = rec["instance"]
+        if rec["instance_path"] == f"inst/{name}.toml":
+            if name not in hashes:
+                inst = replace(puzzle(len(hashes)), name=name)
+                (directory / "inst").mkdir(parents=True, exist_ok=True)
+                write_instance(inst, directory / "inst" / f"{name}.toml", "native")
+                hashes[name] = inst.content_hash()
+            rec = {**rec, "instance_hash": hashes[name]}
+        out.append(rec)
+    return out
+
+
 def make_store(directory: Path, runs: list[dict[str, Any]], *, campaign: str = "hand",
-               config_hash: str = "hand0001", plan: Any = _RUNS, config_text: str = "# hand-built\n") -> Path:
+               config_hash: str = "hand0001", plan: Any = _RUNS, config_text: str = "# hand-built\n",
+               files: bool = False) -> Path:
+    if files:
+        hashes: dict[str, str] = {}
+        plan = plan if plan is _RUNS or plan is None else with_files(directory, plan, hashes)
+        runs = with_files(directory, runs, hashes)
     planned = plan_rows(runs) if plan is _RUNS else (None if plan is None else plan_rows(plan))
     with ResultsStore(directory) as store:
         store.begin(campaign, config_hash, config_text, plan=planned)

@@ -15,7 +15,9 @@ NAME = "check"
 def add_parser(sub: Any) -> None:
     ck = command(sub, NAME, "agreement (and regression) checks over stored results; exit 1 on a problem",
                  "Judge a results store as a CI gate: every planned run stored, none in error, every board "
-                 "verified again, all pairs agree (boards, statuses, exact counts, replayed games, the manifest), "
+                 "verified again from its subject file (looked up relative to the campaign's folder, which the store "
+                 "records, not the caller's), all pairs agree (boards, statuses, exact counts, replayed games, the "
+                 "manifest), every run as the plan recorded it, "
                  "and with --baseline no slowdown beyond --ratio. --ratio and --floor take PAIR=VALUE too, for "
                  "the pairs PAIR matches (a label or a pattern: * any text, ? one character), over the config's "
                  "[check] table; a pair's own value beats the one for every pair.",
@@ -24,7 +26,7 @@ def add_parser(sub: Any) -> None:
                   "battlebench check results/smoke --baseline reports/smoke-baseline --ratio 2 "
                   "--ratio sat/cell=3 --ratio 'mip/*=4' --floor 'mip/*=0.5'"],
                  {0: "the check passed", 1: "the check failed: each reason on its own lines",
-                  2: BAD_INPUT + " (no store, a damaged one)"})
+                  2: BAD_INPUT + " (no store, a damaged one, a results.sqlite and results.sqlite.gz that disagree)"})
     ck.add_argument("results", metavar="RESULTS", help="results directory (holds results.sqlite)")
     ck.add_argument("--baseline", default=None, metavar="OLD", help="an older results directory to compare with")
     ck.add_argument("--ratio", type=ratio_option, action="append", default=[], metavar="[PAIR=]R",
@@ -41,6 +43,10 @@ def add_parser(sub: Any) -> None:
     ck.add_argument("--allow-incomplete", action="store_true",
                     help="do not fail when planned runs are missing (a deliberate partial check)")
     ck.add_argument("--allow-errors", action="store_true", help="do not fail on runs that ended in error")
+    ck.add_argument("--allow-unverified", action="store_true",
+                    help="do not fail on runs that could not be judged again because their subject file is "
+                         "nowhere to be found (they are counted and said; a changed file still fails, and so "
+                         "does a check that judged nothing again)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     opts = CheckOptions(baseline=args.baseline, ratio=every(args.ratio), floor_s=every(args.floor),
                         ratio_by_pair=per_pair(args.ratio), floor_by_pair=per_pair(args.floor), time=args.time,
                         manifest=args.manifest, allow_incomplete=args.allow_incomplete,
-                        allow_errors=args.allow_errors)
+                        allow_errors=args.allow_errors, allow_unverified=args.allow_unverified)
     return run_check(args.results, opts, sys.stdout)
 
 

@@ -12,6 +12,11 @@ runs and the plan and :func:`assess` compares them:
   pairs that happened to run first;
 * ``left_out``: the other instances, named in the report's headline.
 
+Each stored run of the plan must also *be* the run the plan names: :func:`against_plan` compares
+its instance, pair, task, question, seed and repetition columns with its plan row (the run id
+hashes them, so a ``question`` edited from ``count-2`` to ``count-1`` keeps the id but
+contradicts the plan); ``check`` fails on each contradiction.
+
 A store without a plan (schema version 1, or written by hand) has unknown completeness:
 pairs are then ranked on the instances where every pair seen in the store has a run,
 and ``check`` fails unless told ``--allow-incomplete``.
@@ -25,8 +30,9 @@ from pathlib import Path
 import pandas as pd
 
 from harness.errors import InputError
-from harness.report.data import INSTANCE_KEY, with_instance_key
+from harness.report.data import INSTANCE_KEY, clean, with_instance_key
 from harness.store import ResultsStore
+from harness.store.sqlite import PLAN_COLUMNS
 
 MISSING_COLUMNS = ["pair", "planned", "stored", "missing"]
 
@@ -129,6 +135,33 @@ def _without_plan(runs: pd.DataFrame) -> Completeness:
     return Completeness(None, len(runs), 0, len(have), ranked, left_out, by_pair[MISSING_COLUMNS])
 
 
+def _same(value: object) -> object:
+    value = clean(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def against_plan(kept: pd.DataFrame, plan: list[dict] | None) -> tuple[str, ...]:
+    """One line for each stored run of the plan whose columns differ from its plan row (none without a plan; a
+    column the plan leaves null, as old plans did the seed, is not compared)."""
+    if not plan or kept.empty:
+        return ()
+    by_id = {row["run_id"]: row for row in plan}
+    columns = [c for c in PLAN_COLUMNS if c != "run_id" and c in kept.columns]
+    lines = []
+    for rec in kept[["run_id", *columns]].to_dict("records"):
+        row = by_id.get(rec["run_id"])
+        if row is None:
+            continue
+        differ = [f"{c} {_same(rec[c])!r}, planned {_same(row.get(c))!r}" for c in columns
+                  if _same(row.get(c)) is not None and _same(rec[c]) != _same(row.get(c))]  # old plans: no seed
+        if differ:
+            lines.append(f"{rec.get('instance')} {rec.get('pair')} (run {rec['run_id']}): stored "
+                         + "; ".join(differ))
+    return tuple(lines)
+
+
 def ranked_runs(runs: pd.DataFrame, completeness: Completeness) -> pd.DataFrame:
     """The runs on the instances every pair has results on (those pairs are ranked on)."""
     runs = with_instance_key(runs)
@@ -144,6 +177,8 @@ class Campaign:
     runs: pd.DataFrame  # the runs of the plan (every run when there is no plan)
     completeness: Completeness
     meta: dict[str, str]
+    contradicted: tuple[str, ...] = ()  # stored runs that contradict their plan row (:func:`against_plan`)
+    twin: str = ""  # a results.sqlite beside a results.sqlite.gz: that they agree (:mod:`harness.store.twin`)
 
     @property
     def ranked(self) -> pd.DataFrame:
@@ -159,8 +194,9 @@ def load_campaign(results_dir: str | Path) -> Campaign:
         runs = store.dataframe()
         plan = store.plan()
         meta = store.meta()
+        twin = store.twin
     completeness, kept = assess(runs, plan)
-    return Campaign(directory, kept, completeness, meta)
+    return Campaign(directory, kept, completeness, meta, against_plan(kept, plan), twin)
 
 
-__all__ = ["Campaign", "Completeness", "MISSING_COLUMNS", "assess", "load_campaign", "ranked_runs"]
+__all__ = ["Campaign", "Completeness", "MISSING_COLUMNS", "against_plan", "assess", "load_campaign", "ranked_runs"]

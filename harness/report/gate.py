@@ -10,8 +10,12 @@ A check *fails* (exit 1) when any of these holds, each reported on its own lines
   wrong board, unsat against a verified board, counts that disagree, the manifest
   contradicted; a game its replay contradicts, ``random`` off its exact mean);
 * a stored verdict contradicts the verifier run again on the subject file (the solve
-  task's :func:`harness.report.reverify.reverify`; runs whose file is gone are counted,
-  not judged);
+  task's :func:`harness.report.reverify.reverify`; a board listed twice in one answer);
+* a run could not be judged again: *not verified*, its subject file found nowhere
+  (:mod:`harness.report.locate`; unless ``allow_unverified``, and never when nothing at all
+  was judged again), or *stale*, the file there has changed since the run;
+* a stored run contradicts the plan the store records (its ``task``, ``question``, pair or
+  instance columns edited: :func:`harness.report.completeness.against_plan`);
 * with a baseline: a regression (:func:`harness.report.regression.compare`, on CPU
   time unless ``time="wall"``), each pair judged by its own ratio and floor when the
   options or the campaign config's ``[check]`` table give one (:mod:`harness.core.thresholds`).
@@ -56,6 +60,7 @@ class CheckOptions:
     manifest: str | None = None
     allow_incomplete: bool = False
     allow_errors: bool = False
+    allow_unverified: bool = False
 
 
 def _plural(n: int, word: str) -> str:
@@ -97,17 +102,21 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     df = campaign.runs
     if df.empty:
         return _nothing_stored(results, campaign, out)
+    if campaign.twin:
+        print(f"store: {campaign.twin}", file=out)
     failures = _completeness(campaign, opts, out)
+    failures += _contradicted(campaign, out)
     parts = parts_of(df)
     _notes(df, parts, out)
     _refusals(df, out)
     failures += _errors(df, opts, out)
     failures += _agreement(df, parts, Path(results), opts, out)
-    failures += _verdicts(df, parts, Path(results), out)
+    agains = _verdicts(df, parts, Path(results), out, failures)
+    allowed = _unverified(agains, opts, out, failures)
     if baseline is not None:
         failures += _coverage(baseline, df, opts, limits, out)
         failures += _regressions(baseline, df, opts, limits, out)
-    return _verdict(failures, len(df), out)
+    return _verdict(failures, len(df), allowed, out)
 
 
 def _nothing_stored(results: str | Path, campaign: Campaign, out: TextIO) -> int:
@@ -191,13 +200,27 @@ def _agreement(df: pd.DataFrame, parts: list[Part], results: Path, opts: CheckOp
     return failures
 
 
-def _verdicts(df: pd.DataFrame, parts: list[Part], results: Path, out: TextIO) -> list[str]:
-    """The stored verdicts judged again from the subject files (each task's re-check); a contradiction fails."""
-    failures = []
+def _contradicted(campaign: Campaign, out: TextIO) -> list[str]:
+    """Stored runs whose columns say another run than the plan the store records: each a failure."""
+    wrong = campaign.contradicted
+    if not wrong:
+        return []
+    for line in wrong[:10]:
+        print(f"plan: {line}", file=out)
+    if len(wrong) > 10:
+        print(f"plan: ... and {len(wrong) - 10} more", file=out)
+    return [_plural(len(wrong), "stored run") + " contradicting the recorded plan"]
+
+
+def _verdicts(df: pd.DataFrame, parts: list[Part], results: Path, out: TextIO, failures: list[str]) -> list:
+    """The stored verdicts judged again from the subject files (each task's re-check); a contradiction fails.
+    Returns what each re-check found (:class:`harness.report.reverify.Reverified`)."""
+    agains = []
     for part in parts:
         again = part.section.recheck(part.frame(df), results)
         if again is None:
             continue
+        agains.append(again)
         if again.mismatches:
             for instance, pair, stored, now in again.mismatches[:10]:
                 print(f"verdicts: {instance} {pair}: stored {stored!r}, judged again {now!r}", file=out)
@@ -205,7 +228,42 @@ def _verdicts(df: pd.DataFrame, parts: list[Part], results: Path, out: TextIO) -
                 print(f"verdicts: ... and {len(again.mismatches) - 10} more", file=out)
             failures.append(_plural(len(again.mismatches), "stored result") + " contradicted when judged again")
         print(f"verdicts: {again.sentence()}", file=out)
-    return failures
+    return agains
+
+
+def _unverified(agains: list, opts: CheckOptions, out: TextIO, failures: list[str]) -> int:
+    """Where the subject files were found; the runs that could not be judged again, because their file is
+    nowhere (*not verified*: a failure unless ``--allow-unverified``) or has changed since the run (*stale*:
+    a failure); a check that judged nothing again fails whatever it is allowed.  Returns the runs not verified
+    that were allowed."""
+    allowed = 0
+    for again in agains:
+        located = getattr(again, "located", None)
+        if located is None:
+            continue
+        where = located.sentence()
+        if where:
+            print(where, file=out)
+        if located.changed:
+            print(f"stale: {_plural(located.changed, 'run')} not judged again, their instance file changed since "
+                  f"they ran: {located.stale_text()}", file=out)
+            failures.append(f"{_plural(located.changed, 'run')} on a changed instance file (stale)")
+        if located.not_found:
+            n = located.not_found
+            print(f"not verified: {_plural(n, 'run')}, {located.missing_text()}"
+                  + ("; allowed by --allow-unverified" if opts.allow_unverified else
+                     " (--allow-unverified to pass without them)"), file=out)
+            if opts.allow_unverified:
+                allowed += n
+            else:
+                failures.append(f"{_plural(n, 'run')} not verified")
+    judged = sum(a.runs for a in agains)
+    unjudged = sum(a.located.not_found + a.located.changed for a in agains if getattr(a, "located", None))
+    if unjudged and not judged:
+        print(f"not verified: nothing was judged again (no subject file of the {_plural(unjudged, 'run')} "
+              "was found as it was)", file=out)
+        failures.append("nothing was judged again")
+    return allowed
 
 
 def _coverage(baseline: Campaign, df: pd.DataFrame, opts: CheckOptions, limits: Thresholds,
@@ -257,12 +315,13 @@ def _regressions(baseline: Campaign, df: pd.DataFrame, opts: CheckOptions, limit
     return failures
 
 
-def _verdict(failures: list[str], runs: int, out: TextIO) -> int:
-    """The last line: FAILED with every failure, or passed."""
+def _verdict(failures: list[str], runs: int, unverified: int, out: TextIO) -> int:
+    """The last line: FAILED with every failure, or passed (saying how many runs it passed unverified)."""
     if failures:
         print(f"check: FAILED: {'; '.join(failures)}", file=out)
         return FAILED
-    print(f"check: passed ({runs} runs)", file=out)
+    print(f"check: passed ({runs} runs"
+          + (f"; {unverified} not verified, allowed by --allow-unverified" if unverified else "") + ")", file=out)
     return PASSED
 
 

@@ -3,12 +3,14 @@
 Every run was judged when it executed, and its verdict and status are stored.  ``check``
 does not take them on trust: each task's section re-derives them (:class:`Reverified`
 says what it did).  For the solve task, :func:`reverify` finds each run's instance file
-(the stored ``instance_path`` as given, or relative to the results directory and its
-parents, whose content hash must equal the stored ``instance_hash``: :func:`find_subject`),
+(relative to the campaign root the store records, else to the store's folder and its
+parents; its content hash must equal the stored ``instance_hash``: :mod:`harness.report.locate`),
 verifies every stored board again with :func:`harness.puzzle.verify.verify`, and derives
 the status again with ``classify()`` from the stored termination, boards, exhaustion and
-verdicts; the ``count`` column must be the number of boards.  Runs whose instance file
-cannot be found (or has changed since) are counted, not judged.
+verdicts; the ``count`` column must be the number of boards, and the boards must be distinct
+(a board listed twice would count one solution as two).  Runs whose instance file cannot be
+found (or has changed since) are counted, not judged: ``check`` says so and fails
+(:mod:`harness.report.gate`).
 
 The verifier is pure Python (no solver), so this keeps the reports' promise of running on
 a machine without solvers.
@@ -19,16 +21,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
 from harness.core.status import Question, Termination, classify
-from harness.errors import InputError
 from harness.puzzle.formats import read_instance
 from harness.puzzle.instance import Instance
 from harness.puzzle.verify import verify
 from harness.report.data import clean
+from harness.report.locate import Locator, locator_of
 
 
 @dataclass
@@ -41,6 +43,7 @@ class Reverified:
     mismatches: list[tuple[str, str, str, str]] = field(default_factory=list)  # (instance, pair, stored, now)
     instances: dict[str, Any] = field(default_factory=dict)  # content hash -> subject
     what: str = "stored boards verified again"
+    located: Locator | None = None  # where the subject files were looked for, and what was not found
 
     def sentence(self) -> str:
         """What was done, in one line (what ``check`` prints: never more than was done)."""
@@ -50,34 +53,9 @@ class Reverified:
         return text
 
 
-def roots_of(results_dir: str | Path) -> list[Path]:
-    """Where relative subject paths are looked up: the results directory and each of its parents."""
-    start = Path(results_dir).resolve()
-    return [start, *start.parents]
-
-
-def find_subject(path: str, digest: str, roots: list[Path], cache: dict, read: Callable[[Path], Any]) -> Any:
-    """The subject at ``path`` (as given, or under one of ``roots``) whose content hash is ``digest``, read by
-    ``read``; None when no such file is found."""
-    key = (path, digest, read)
-    if key not in cache:
-        cache[key] = None
-        for candidate in [Path(path)] + [root / path for root in roots]:
-            if not candidate.is_file():
-                continue
-            try:
-                value = read(candidate)
-            except InputError:
-                continue
-            if value.content_hash() == digest:
-                cache[key] = value
-                break
-    return cache[key]
-
-
-def find_instance(path: str, digest: str, roots: list[Path], cache: dict) -> Instance | None:
-    """The puzzle at ``path`` whose content hash is ``digest`` (see :func:`find_subject`)."""
-    return find_subject(path, digest, roots, cache, read_instance)
+def find_instance(path: str, digest: str, located: Locator) -> Instance | None:
+    """The puzzle at ``path`` whose content hash is ``digest`` (see :meth:`Locator.find`)."""
+    return located.find(path, digest, read_instance)
 
 
 _LATE = ("timeout", "memout", "crash")
@@ -95,11 +73,20 @@ def status_again(rec: dict[str, Any], boards: list, verdicts: list[str]) -> str 
     return str(classify(question, termination, len(boards), exhausted, all(v.startswith("ok") for v in verdicts)))
 
 
+def _repeated(boards: list) -> tuple[int, int] | None:
+    """The first two positions of one board listed twice (None when all are distinct)."""
+    seen: dict[str, int] = {}
+    for i, rows in enumerate(boards):
+        key = json.dumps(rows)
+        if key in seen:
+            return seen[key], i
+        seen[key] = i
+    return None
+
+
 def reverify(df: pd.DataFrame, results_dir: str | Path) -> Reverified:
     """Judge every stored solve run again (see the module docstring)."""
-    roots = roots_of(results_dir)
-    cache: dict = {}
-    out = Reverified()
+    out = Reverified(located=locator_of(results_dir))
     for rec in df.to_dict("records"):
         rec = {k: clean(v) for k, v in rec.items()}
         boards = json.loads(rec.get("boards") or "[]")
@@ -111,9 +98,13 @@ def reverify(df: pd.DataFrame, results_dir: str | Path) -> Reverified:
         if again is not None and again != rec.get("status"):
             out.mismatches.append((*where, f"status {rec.get('status')}", f"status {again} (classify() of its "
                                                                             "termination, boards and verdicts)"))
+        twice = _repeated(boards)
+        if twice:
+            out.mismatches.append((*where, f"{len(boards)} boards", f"boards {twice[0] + 1} and {twice[1] + 1} are "
+                                                                   "the same board (listed twice)"))
         if not boards:
             continue
-        inst = find_instance(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""), roots, cache)
+        inst = find_instance(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""), out.located)
         if inst is None:
             out.unverifiable += 1
             continue
@@ -127,4 +118,4 @@ def reverify(df: pd.DataFrame, results_dir: str | Path) -> Reverified:
     return out
 
 
-__all__ = ["Reverified", "find_instance", "find_subject", "reverify", "roots_of", "status_again"]
+__all__ = ["Reverified", "find_instance", "reverify", "status_again"]

@@ -27,6 +27,11 @@ def display(path: Path) -> str:
         return str(path)
 
 
+def campaign_root() -> str:
+    """The folder :func:`display` makes paths relative to, as the store records it (``check`` looks there)."""
+    return os.getcwd()
+
+
 def expand(config: Config) -> list[RunSpec]:
     """Every run of the campaign, in the order its task gives (repetition, subject, pair, seed by default)."""
     task = task_of(config.task)
@@ -49,4 +54,4 @@ def failed_record(spec: RunSpec, exc: BaseException, started: str | None = None)
     return rec
 
 
-__all__ = ["RunSpec", "display", "execute_spec", "expand", "failed_record", "now_iso"]
+__all__ = ["RunSpec", "campaign_root", "display", "execute_spec", "expand", "failed_record", "now_iso"]

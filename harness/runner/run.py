@@ -21,7 +21,7 @@ from harness.core import scratch
 from harness.core.failures import group_failures, render_failures
 from harness.core.provenance import machine
 from harness.core.task import task_of
-from harness.runner.campaign import RunSpec, expand
+from harness.runner.campaign import RunSpec, campaign_root, expand
 from harness.runner.config import Config
 from harness.runner.progress import Progress, summary_table
 from harness.store import ResultsStore
@@ -103,7 +103,7 @@ def run_campaign(
     scratch.sweep()  # a start or resume after a kill -9: the work folders of the workers it left go
     store = ResultsStore(output)
     try:
-        store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(specs))
+        store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(specs), root=campaign_root())
         store.add_columns({name: kind for name, (kind, _) in config.task_type.extra_columns.items()})
         store.add_session(machine())
         if config.text:

@@ -32,7 +32,9 @@ shared columns.
 A committed store may be kept compressed, as ``results.sqlite.gz`` beside the report: a directory
 holding only that file is opened for reading (``create=False``: ``report``, ``check``, ``export``, a
 ``--baseline``) from a copy decompressed once per process into a private temporary file, removed at
-exit; a campaign refuses to write beside it (gunzip it first to resume the campaign).
+exit; a campaign refuses to write beside it (gunzip it first to resume the campaign).  A directory
+holding both is read from ``results.sqlite`` only when the two agree (:mod:`harness.store.twin`;
+:attr:`ResultsStore.twin` says so), and refused (StoreConflict) when they do not.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from harness.errors import InputError, StoreDamaged, StoreMismatch
 from harness.store.schema import (  # noqa: F401  (ADDED_IN_*: the schema's names, importable from here as before)
     ADDED_IN_2, ADDED_IN_3, ADDED_IN_4, ADDED_IN_5, CREATE_META, CREATE_PLAN, PLAN_COLUMNS, SCHEMA_VERSION,
     create_runs, legacy_columns, plan_select, present_columns, upgrade)
+from harness.store.twin import compare_twin
 from harness.store.wal import wal_damage
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,6 +102,9 @@ def _unzipped(gz: Path) -> Path:
     return target
 _PLANNED = "planned_runs"  # campaign_meta key: how many runs the plan holds (absent: no plan recorded)
 _PLAN_HASH = "plan_hash"  # campaign_meta key: a digest of the plan's run ids (an edited plan is damage)
+ROOT_KEY = "campaign_root"
+"""campaign_meta key: the folder the campaign ran in, which its runs' relative ``instance_path`` are relative to
+(absent in stores made before battlebench recorded it; :mod:`harness.report.locate` reads it)."""
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -159,7 +165,11 @@ class ResultsStore:
         self.extra: dict[str, str] = {}
         """The task's own columns this store's ``runs`` has (name -> SQL type), after the shared ones."""
         self.version = SCHEMA_VERSION
+        self.twin = ""
+        """When a results.sqlite.gz is beside the results.sqlite read: that they agree (:mod:`harness.store.twin`)."""
         gz = self.directory / GZ_NAME
+        if not create and self.path.is_file() and gz.is_file():
+            self.twin = compare_twin(self.path, gz, _unzipped(gz))
         if not self.path.exists() and gz.is_file():
             if create:
                 raise InputError(f"{self._label}: holds a compressed results store ({GZ_NAME}), which a campaign "
@@ -293,11 +303,12 @@ class ResultsStore:
     # -- campaign ---------------------------------------------------------------------
 
     def begin(self, campaign: str, config_hash: str, config_text: str, *,
-              fresh: bool = False, plan: Sequence[dict[str, Any]] | None = None) -> int:
+              fresh: bool = False, plan: Sequence[dict[str, Any]] | None = None, root: str | None = None) -> int:
         """Record the campaign (and its plan) in the store; return how many runs it already holds.
 
         ``plan``: every run the config expands to, each a mapping with the keys of
-        :data:`PLAN_COLUMNS`; it replaces any plan recorded before.  Raises
+        :data:`PLAN_COLUMNS`; it replaces any plan recorded before.  ``root``: the folder the runs' relative
+        instance paths are relative to (:data:`ROOT_KEY`), replacing any recorded before.  Raises
         :class:`StoreMismatch` if the store holds a campaign with another config hash,
         unless ``fresh``, which first deletes every run and the old campaign.
         """
@@ -324,6 +335,8 @@ class ResultsStore:
                          ("created_at", now))
             if plan is not None:
                 self._write_plan(plan)
+            if root is not None:
+                conn.execute("INSERT OR REPLACE INTO campaign_meta (key, value) VALUES (?, ?)", (ROOT_KEY, root))
             count = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
         return count
 

@@ -309,10 +309,11 @@ def recount_stored(frame: Any, results: Path) -> Any:
 
     from harness.counting.format import read_deployment
     from harness.report.data import clean
-    from harness.report.reverify import Reverified, find_subject, roots_of
+    from harness.report.locate import locator_of
+    from harness.report.reverify import Reverified
 
-    out = Reverified(what="counts judged again")
-    roots, cache = roots_of(results), {}
+    located = locator_of(results)
+    out = Reverified(what="counts judged again", located=located)
     for rec in frame.to_dict("records"):
         rec = {k: clean(v) for k, v in rec.items()}
         where = (str(rec.get("instance")), str(rec.get("pair")))
@@ -330,7 +331,7 @@ def recount_stored(frame: Any, results: Path) -> Any:
         if count is not None and (column != count if count <= INT64_MAX else column is not None):
             out.mismatches.append((*where, f"count column {column}", f"detail.count {count}"))
             continue
-        dep = find_subject(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""), roots, cache,
+        dep = located.find(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""),
                            read_deployment)
         stored_expected = detail.get("expected")
         expected = expected_count(dep, str(rec.get("question"))) if dep is not None else (

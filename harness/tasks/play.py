@@ -241,14 +241,15 @@ def replay_stored(frame: Any, results: Path) -> Any:
     from harness.counting.format import read_deployment
     from harness.play.sample import game_deployment
     from harness.report.data import clean
-    from harness.report.reverify import Reverified, find_subject, roots_of
+    from harness.report.locate import locator_of
+    from harness.report.reverify import Reverified
 
-    out = Reverified(what="games replayed")
-    roots, cache = roots_of(results), {}
+    located = locator_of(results)
+    out = Reverified(what="games replayed", located=located)
     for rec in frame.to_dict("records"):
         rec = {k: clean(v) for k, v in rec.items()}
         where = (str(rec.get("instance")), f"{rec.get('pair')} game {int(rec.get('repetition') or 1) - 1}")
-        board = find_subject(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""), roots, cache,
+        board = located.find(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""),
                              read_deployment)
         if board is None:
             out.unverifiable += 1

@@ -207,14 +207,15 @@ def recheck_stored(frame: Any, results: Path) -> Any:
     from harness.counting.marginals import marginals
     from harness.play.game import labelled
     from harness.report.data import clean
-    from harness.report.reverify import Reverified, find_subject, roots_of
+    from harness.report.locate import locator_of
+    from harness.report.reverify import Reverified
 
-    out = Reverified(what="values judged again")
-    roots, cache, counted = roots_of(results), {}, {}
+    located, counted = locator_of(results), {}
+    out = Reverified(what="values judged again", located=located)
     for rec in frame.to_dict("records"):
         rec = {k: clean(v) for k, v in rec.items()}
         where = (str(rec.get("instance")), str(rec.get("pair")))
-        board = find_subject(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""), roots, cache,
+        board = located.find(str(rec.get("instance_path") or ""), str(rec.get("instance_hash") or ""),
                              read_deployment)
         if board is None:
             out.unverifiable += 1

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
+import handstore
 import pytest
-from handstore import BOARD_A, BOARD_B, make_store, run
+from handstore import BOARD_A, BOARD_B, run
 
 from harness.cli import main
 import procs
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = ("sat/cell", "cpsat/placement")
+make_store = partial(handstore.make_store, files=True)  # every board judged again from its file
 
 
 def clean_runs(slow: float = 1.0):

@@ -5,12 +5,16 @@ from __future__ import annotations
 import io
 
 import pytest
-from handstore import BOARD_A, BOARD_B, make_store, run
+from functools import partial
+
+import handstore
+from handstore import BOARD_A, BOARD_B, run
 
 from harness.errors import InputError
 from harness.report.gate import CheckOptions, run_check
 
 A, B = "sat/cell", "cpsat/placement"
+make_store = partial(handstore.make_store, files=True)  # every board judged again from its file
 
 
 def clean(n: int = 3, slow: float = 1.0):
@@ -109,8 +113,11 @@ def test_a_stored_verdict_the_verifier_contradicts_fails(tmp_path):
     assert code == 1 and f"verdicts: i1 {A}: stored 'ok', judged again '" in text \
         and "contradicted when judged again" in text
     gone = [dict(r, instance_path="nowhere/i1.toml") for r in good]
-    code, text = check(make_store(tmp_path / "gone", gone))
-    assert code == 0 and "2 runs not judged again (their file not found or changed)" in text
+    code, text = check(make_store(tmp_path / "gone", gone))  # judged nothing: never passed
+    assert code == 1 and "not verified: 2 runs, their subject file not found (nowhere/i1.toml)" in text \
+        and text.rstrip().endswith("check: FAILED: 2 runs not verified; nothing was judged again"), text
+    code, text = check(tmp_path / "gone", allow_unverified=True)
+    assert code == 1 and text.rstrip().endswith("check: FAILED: nothing was judged again"), text
 
 
 def test_an_empty_or_unmatched_baseline_compares_nothing_and_fails(tmp_path):
@@ -118,7 +125,7 @@ def test_an_empty_or_unmatched_baseline_compares_nothing_and_fails(tmp_path):
     empty = make_store(tmp_path / "empty", [], plan=None)
     code, text = check(new, baseline=str(empty))
     assert code == 1 and "the baseline holds no runs" in text and "nothing compared with the baseline" in text
-    other = make_store(tmp_path / "other", [run("zz", A, "sat", 1.0)])
+    other = handstore.make_store(tmp_path / "other", [run("zz", A, "sat", 1.0)])  # a baseline: not judged again
     code, text = check(new, baseline=str(other))
     assert code == 1 and "no run matches the baseline" in text
     part = make_store(tmp_path / "part", clean()[:2], plan=clean())
@@ -141,7 +148,12 @@ def test_a_stored_status_its_answer_does_not_give_fails(tmp_path):
 def _manifest(path, *names: str) -> str:
     import hashlib
 
-    path.write_text("".join(f'[[instance]]\nname = "{n}"\ncontent_hash = "{hashlib.sha256(n.encode()).hexdigest()[:16]}"\n'
+    from harness.store import ResultsStore
+
+    with ResultsStore(path.parent / "r", create=False) as store:  # the instances' hashes, as stored
+        stored = {r["instance"]: r["instance_hash"] for r in store.records()}
+    hashes = {n: stored.get(n) or hashlib.sha256(n.encode()).hexdigest()[:16] for n in names}
+    path.write_text("".join(f'[[instance]]\nname = "{n}"\ncontent_hash = "{hashes[n]}"\n'
                             f'expected_status = "sat"\n\n' for n in names), encoding="utf-8")
     return str(path)
 
@@ -162,4 +174,32 @@ def test_a_manifest_none_of_the_stores_instances_is_in_is_not_mentioned(tmp_path
     store = make_store(tmp_path / "r", clean())
     other = _manifest(tmp_path / "MANIFEST.toml", "someone-elses")
     code, text = check(store, manifest=other)
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("subject files: "))  # tmp path
     assert code == 0 and "expected statuses" not in text and other not in text and "manifest" not in text.lower()
+
+
+def test_a_count_answer_listing_the_same_board_twice_fails(tmp_path):
+    """Two boards stored for count 2 say "not unique"; the same board twice is one solution, not two."""
+    runs = clean()
+    runs[0] = dict(runs[0], boards=handstore.dumps([BOARD_A, BOARD_A]))
+    code, text = check(make_store(tmp_path / "r", runs))
+    assert code == 1, text
+    assert f"verdicts: i1 {A}: stored '2 boards', judged again 'boards 1 and 2 are the same board (listed twice)'" \
+        in text and "1 stored result contradicted when judged again" in text
+
+
+@pytest.mark.parametrize("column, value", [("question", "count-1"), ("task", "count"), ("pair", "sat/placement")])
+def test_a_row_edited_away_from_the_recorded_plan_fails(tmp_path, column, value):
+    """The run id hashes the question and pair, so an edited row keeps its id: its plan row says otherwise."""
+    import sqlite3
+
+    store = make_store(tmp_path / "r", clean())
+    assert check(store)[0] == 0
+    with sqlite3.connect(store / "results.sqlite") as db:
+        run_id = db.execute("select run_id from runs where instance = 'i1' and pair = ?", (A,)).fetchone()[0]
+        db.execute(f"update runs set {column} = ? where run_id = ?", (value, run_id))
+    code, text = check(store)
+    planned = {"question": "count-2", "task": "solve", "pair": A}[column]
+    assert code == 1 and f"plan: i1 {A if column != 'pair' else value} (run {run_id}): stored {column} " \
+        f"'{value}', planned '{planned}'" in text, text
+    assert "check: FAILED: 1 stored run contradicting the recorded plan" in text
