@@ -10,7 +10,7 @@ from fractions import Fraction
 from clirun import ROOT
 from harness.core.limits import Limits
 from harness.core.task import PairSpec, TaskSpec, make_spec
-from harness.tasks.value import OPTIMAL, ValueRequest, ValueTask, answered, execute_value
+from harness.tasks.value import OPTIMAL, ValueRequest, ValueTask, execute_value
 from latevalue import LatePool, exact_late, stopped_late
 
 B33 = ROOT / "instances" / "optimal" / "r3x3_s2_s1.toml"  # 84 deployments, K = 3, optimum 269/42 (ship rule)
@@ -32,6 +32,8 @@ def test_a_late_answer_keeps_the_bound_it_proved():
 
 
 def test_a_late_exact_value_is_kept_as_a_bound_pair_and_judged():
+    from harness.tasks.value import answered
+
     ex = ValueTask().execute(LatePool(exact_late()), _spec(), {"costly": False})
     rec, d = ex.record, json.loads(ex.record["detail"])
     assert rec["status"] == "timeout" and rec["complete"] == 0 and rec["exhausted"] == 0
