@@ -411,8 +411,8 @@ class ValueTask(TaskType):
         board = spec.instance
         square = board.grid.kind == "square"
         detail: dict[str, Any] = {k: getattr(outcome, k) if outcome is not None else None for k in DETAIL_KEYS}
-        if late:
-            detail = late_detail(detail, ex.wall_s, spec.limits.time_s)
+        detail = late_detail(detail, ex.wall_s, spec.limits.time_s) if late else {**detail, "upper": None,
+                                                                                   "late": None}
         detail["judge_s"] = judged["wall_s"]
         if ex.detail:
             detail["runner"] = ex.detail

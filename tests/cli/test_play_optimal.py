@@ -73,6 +73,7 @@ def test_the_command_states_where_its_time_went(tmp_path):
     got = json.loads(proc.stdout.splitlines()[-1])
     phases, command = got["phases"], got["command"]
     assert got["wall_s"] == phases["run"]["wall_s"] and got["status"] == "sat"
+    assert got["late"] is None and got["upper"] is None  # in time: nothing late, the keys there all the same
     assert phases["warmup"] is not None and phases["warmup"]["cpu_s"] > 0  # a new worker: its warm-up is stated
     stated = command["startup"]["wall_s"] + sum(phases[p]["wall_s"] for p in ("warmup", "run", "judge"))
     tick = 0.05  # /proc's start time and uptime are in clock ticks

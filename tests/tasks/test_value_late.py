@@ -17,7 +17,7 @@ B33 = ROOT / "instances" / "optimal" / "r3x3_s2_s1.toml"  # 84 deployments, K = 
 
 
 def _spec(limit_s=3.0):
-    board = ValueTask.load(B33, B33.name)
+    board = ValueTask.load(B33, str(B33))
     return make_spec(board, PairSpec(OPTIMAL, "ship", ()), TaskSpec("value", "value"), None, 1,
                      Limits(limit_s, None))
 
@@ -86,3 +86,19 @@ def test_the_compiled_search_sizes_its_slices_to_look_at_the_clock_in_time():
     assert search._step(now) == 100  # a tenth of a second's worth (old code: 20,000 states, 20 s)
     search.deadline = now + 0.05
     assert search._step(now) == 64  # half the time left, at least 64
+
+
+def test_check_judges_a_late_value_again(tmp_path):
+    """A stored late exact value is judged again from its board as one in time is: as stored it passes, forged below
+    the ship cells it is caught (a late row is not skipped as having no value)."""
+    import pandas as pd
+
+    from harness.tasks.value import recheck_stored
+
+    rec = ValueTask().execute(LatePool(exact_late()), _spec(), {"costly": False}).record
+    out = recheck_stored(pd.DataFrame([rec]), tmp_path / "results.sqlite")
+    assert out.runs == 1 and not out.mismatches and not out.unverifiable, out
+    d = json.loads(rec["detail"])
+    d["late"]["expected"], d["late"]["mean"] = "2/1", 2.0
+    out = recheck_stored(pd.DataFrame([{**rec, "detail": json.dumps(d)}]), tmp_path / "results.sqlite")
+    assert out.runs == 1 and out.mismatches and "outside" in out.mismatches[0][-1], out
