@@ -7,6 +7,8 @@ import json
 import time
 from fractions import Fraction
 
+import pytest
+
 from clirun import ROOT
 from harness.core.limits import Limits
 from harness.core.task import PairSpec, TaskSpec, make_spec
@@ -102,3 +104,19 @@ def test_check_judges_a_late_value_again(tmp_path):
     d["late"]["expected"], d["late"]["mean"] = "2/1", 2.0
     out = recheck_stored(pd.DataFrame([{**rec, "detail": json.dumps(d)}]), tmp_path / "results.sqlite")
     assert out.runs == 1 and out.mismatches and "outside" in out.mismatches[0][-1], out
+
+
+def test_the_memo_table_is_not_grown_past_the_deadline():
+    """Growing a large memo table takes seconds (every entry moved): one that would end past the deadline stops the
+    search there instead, its table intact (old code grew it and answered late)."""
+    from harness.play.optimal import Beliefs, CompiledSearch, Stopped
+
+    search = CompiledSearch(Beliefs.of(ValueTask.load(B33, str(B33)).value), slots=1024)
+    search._grow_rate = 1.0  # as measured on the last growth: a second per slot
+    search.deadline = time.monotonic() + 60.0
+    keys = search.keys
+    with pytest.raises(Stopped, match="no time left to grow the memo table"):
+        search._compact()
+    assert search.keys is keys and search.compactions == 0
+    search.deadline = None  # no deadline: it grows (compacts) as before
+    assert search._compact() and search.compactions == 1
