@@ -181,8 +181,8 @@ def execute_value(request: ValueRequest) -> ValueOutcome:
 
 DETAIL_KEYS = ("method", "expected", "mean", "half_width", "lower", "deployments", "ship_cells", "cells", "misses",
                "first_shot", "work", "costly", "first_costly", "stopped", "note", "compute_s")
-"""What a value run's ``detail`` keeps of its outcome (with ``upper`` and ``late`` for a late answer, ``judge_s``,
-``runner``)."""
+"""What a value run's ``detail`` keeps of its outcome (with ``upper`` and ``late``, null unless the answer came late:
+:func:`late_detail`; ``judge_s``, the judge's seconds in the caller; ``runner``, what the runner saw)."""
 LATE_KEYS = ("expected", "mean", "half_width")  # a late answer's value: moved out of the run's own value
 
 
@@ -326,7 +326,7 @@ class ValueTask(TaskType):
                    "or the answer came late: detail.late, detail.lower and detail.upper); none: no answer"),
         "exhausted": "the value is exact",
         "verdict": ("ok, or what the judge found wrong (bounds, random's closed form, K + misses / deployments, a "
-                    "brute-forced optimum); none: no value"),
+                    "brute-forced optimum; a late value is judged too); none: no value"),
         "count": "null (the value is detail.expected)",
         "complete": "the value is exact",
         "shots": "null (the value is detail.expected)",
@@ -336,7 +336,7 @@ class ValueTask(TaskType):
         "solver_version": "the strategy's distribution (battlebench for optimal)",
         "boards": "[]",
         "detail": ("method, expected (exact, p/q), mean, half_width, lower, deployments, misses, first_shot, work, "
-                   "costly, ..., judge_s; a late answer: upper, late (after_s, limit_s, its value) (JSON)"),
+                   "costly, ..., judge_s; upper and late (after_s, limit_s, its value): a late answer's (JSON)"),
     }
     family = "harness.play.strategies:FAMILY"
     pair_keys = ("strategy", "backend", "rule", "formulation", "options")
