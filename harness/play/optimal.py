@@ -341,7 +341,8 @@ class CompiledSearch:
     256 MB when not given); a full table at its largest keeps only its exact values (twice the table while
     compacting) and stops the search like its deadline when those fill half of it."""
 
-    SLICE = 20_000  # expansions between looks at the clock (about 0.1 s)
+    SLICE = 20_000  # most expansions between looks at the clock
+    SLICE_S = 0.1  # under a deadline, a slice is sized to take about this long at the rate measured so far
 
     def __init__(self, beliefs: Beliefs, memory_mb: int | None = None, slots: int | None = None,
                  symmetry: bool = True):
@@ -354,6 +355,8 @@ class CompiledSearch:
         self.beliefs = beliefs
         self.deadline: float | None = None
         self.budget: int | None = None
+        self._rate: float | None = None  # expansions per second of the slices so far (None: none timed yet)
+        self._grow_rate: float | None = None  # seconds per slot of the memo table's last growth or compaction
         n = len(beliefs.deployments)
         self.words = w = (n + 63) // 64
         self.occ = np.array([_words(o, w) for o in beliefs.occupied], np.uint64).reshape(len(beliefs.cells), w)
@@ -408,20 +411,37 @@ class CompiledSearch:
         while True:
             if self.budget is not None and c[0] >= self.budget:
                 raise Stopped(f"state budget {self.budget:,} reached")
-            if self.deadline is not None and time.monotonic() > self.deadline:
+            now = time.monotonic()
+            if self.deadline is not None and now > self.deadline:
                 raise Stopped("time limit reached")
-            step = self.SLICE if self.budget is None else min(self.SLICE, self.budget - int(c[0]))
+            step = self._step(now)
             c[1], c[3] = 0, c[0] + step
+            before = int(c[0])
             got = nb.value(dw, np.uint64(h), np.int64(cutoff), np.uint64(allowed), 0, self.occ, self.rule,
                            self.sink_start, self.sink_ship, self.sink_rest, self.sink_mask, len(self.beliefs.ships),
                            self.keys, self.hkeys, self.used, self.exact, self.lower, self.best_cell, c,
                            *self.scratch, self.ctx, self.sym, self.sc_key)
+            took = time.monotonic() - now
+            if int(c[0]) - before >= 64 and took > 0:
+                self._rate = (int(c[0]) - before) / took
             if c[1] == 2:
                 if not self._compact():
                     raise Stopped(f"the memo table is full ({len(self.used):,} states): give it more memory")
                 continue
             if c[1] == 0:
                 return int(got)
+
+    def _step(self, now: float) -> int:
+        """The expansions of the next slice: :attr:`SLICE` at most (and the budget's rest); under a deadline, as
+        many as :attr:`SLICE_S` seconds (and half the time left) take at the rate measured so far, so that a
+        slow machine or a costly board (many deployments: long states) still looks at the clock often enough
+        to stop by its deadline (the first slice, not timed yet, is small)."""
+        step = self.SLICE if self.budget is None else min(self.SLICE, self.budget - int(self.counters[0]))
+        if self.deadline is not None:
+            span = min(self.SLICE_S, max(self.deadline - now, 0.0) / 2)
+            timed = 256 if self._rate is None else int(self._rate * span)
+            step = max(64, min(step, timed))
+        return step
 
     def _compact(self) -> bool:
         """A full table grows fourfold (at most to its largest size: every entry moved) while the memory allows,
@@ -438,6 +458,10 @@ class CompiledSearch:
             if exact * 2 > slots:
                 return False
         size = min(slots * 4, self.max_slots) if grow else slots
+        t0 = time.monotonic()
+        if self.deadline is not None and self._grow_rate is not None and \
+                t0 + 2 * self._grow_rate * (size + slots) > self.deadline:  # it would end past the deadline
+            raise Stopped("time limit reached (no time left to grow the memo table)")
         fresh = (np.zeros((size, self.words), np.uint64), np.zeros(size, np.uint64), np.zeros(size, np.int8),
                  np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int16))
         arrays = (self.keys, self.hkeys, self.used, self.exact, self.lower, self.best_cell)
@@ -447,6 +471,7 @@ class CompiledSearch:
         self.keys, self.hkeys, self.used, self.exact, self.lower, self.best_cell = fresh
         self.counters[2] = kept
         self.compactions += 1
+        self._grow_rate = (time.monotonic() - t0) / (size + slots)
         return True
 
     def value(self, d: int, h: int, cutoff: float = float("inf"), first: list | None = None) -> int:

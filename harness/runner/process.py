@@ -65,6 +65,7 @@ class Execution:
     detail: str = ""
     cpu_s: float | None = None
     warmup_s: float | None = None  # the worker's warm-up just before this run (not in wall_s); None: warm already
+    warmup_cpu_s: float | None = None  # ... and the CPU seconds of the worker's tree during it
 
     @property
     def termination(self) -> Termination:
@@ -328,7 +329,8 @@ class WorkerPool:
         self._out: set[str] = set()  # keys of workers busy in execute_many: never closed to make room
         self.honour_s = honour_s  # keep it below grace_s: the worker's own end should come before the SIGKILL
         self._workers: dict[str, WorkerProcess] = {}
-        self._warmed: dict[str, float] = {}  # key -> seconds its new worker's warm-up took, until a run takes it
+        self._warmed: dict[str, tuple] = {}  # key -> (wall, CPU) seconds its new worker's warm-up took, until a run
+        # takes it
         self._lock = threading.Lock()  # close() may come from another thread (Ctrl-C)
         self._closed = False
         scratch.sweep()  # the scratch folders of workers a killed runner left (their owners are gone)
@@ -338,7 +340,7 @@ class WorkerPool:
         key = request.key()
         worker = self._worker(key, request)
         ex = worker.call("run", (request,), limits_of(request))
-        ex.warmup_s = self._warmed.pop(key, None)
+        ex.warmup_s, ex.warmup_cpu_s = self._warmed.pop(key, (None, None))
         if ex.kind != "ok" or not self.warm:  # killed, died or possibly damaged: replace it
             self._workers.pop(key, None)
             worker.close()
@@ -455,7 +457,7 @@ class WorkerPool:
             old.close()
         if self.warm and request is not None:
             ex = worker.call("warm", (request,), self._warm_limits(request))
-            self._warmed[key] = ex.wall_s
+            self._warmed[key] = (ex.wall_s, ex.cpu_s)
             if ex.kind != "ok":  # the run itself will meet and report the problem
                 worker.close()
                 with self._lock:

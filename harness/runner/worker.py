@@ -209,6 +209,19 @@ def _stat_ticks(pid: int, with_children: bool) -> float | None:
     return (utime + stime + (cutime + cstime if with_children else 0)) * TICK_S
 
 
+def age_s(pid: int | str = "self") -> float | None:
+    """Seconds since process ``pid`` started (from /proc: its start time in clock ticks since boot, and the
+    uptime), the interpreter's own start-up included; None where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            text = fh.read()
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
+        return max(uptime - int(text[text.rfind(")") + 2:].split()[19]) * TICK_S, 0.0)  # field 22: starttime
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _limit_by(request: Any) -> str:
     """How the memory limit holds for this request: ``RLIMIT_AS``, or the runner's RSS samples alone."""
     try:

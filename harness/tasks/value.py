@@ -4,8 +4,10 @@ A config names it ``task = "value"``; its pairs name strategies (``strategy = "p
 or ``backend``) with their options, or ``optimal`` (the optimum over every policy:
 :mod:`harness.play.optimal`), under an announcement rule (``rule``, or ``formulation``;
 default ``ship``).  Each run is one pair on one board, computed in a worker under the
-limits: the optimum by search (it stops itself a second before the time limit with the
-lower bound it proved), a strategy by walking its decision tree over every deployment
+limits: the optimum by search (it stops itself :data:`OWN_MARGIN_S` before the time limit,
+counted from the run's start, with the lower bound it proved; an answer that still comes
+after the limit is a ``timeout`` that keeps what it proved: :func:`late_detail`), a
+strategy by walking its decision tree over every deployment
 (:mod:`harness.play.exact`; sampled, with a 95 % interval, when its randomness or its
 tree cannot be walked).  Settings: ``costly`` (default true: a strategy's walk also
 finds how often its shot costs against the optimum, which needs the optimum's search),
@@ -50,6 +52,9 @@ from harness.core.task import (
 from harness.errors import InputError
 
 OPTIMAL = "optimal"
+OWN_MARGIN_S = 1.5
+"""A value run stops itself this long before its time limit (at least half a second in): its answer, with the
+bound it proved, should reach the runner in time; one that comes later is kept as a late answer."""
 BRUTE_CHECK = 12  # the judge recomputes optima of boards of at most this many cells by brute force
 
 
@@ -126,16 +131,23 @@ def execute_value(request: ValueRequest) -> ValueOutcome:
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
     out = ValueOutcome()
-    t0 = time.perf_counter()
+    t0, start = time.perf_counter(), time.monotonic()
     time_s, memory_mb = request.limits.time_s, request.limits.memory_mb
-    own = None if time_s is None else max(0.5, time_s - 1.5)
+    # the run's own deadline counts from the request's arrival: building the beliefs and the search's tables is
+    # inside it, not before it
+    own = None if time_s is None else max(0.5, time_s - OWN_MARGIN_S)
+    deadline = None if own is None else start + own
+
+    def left() -> float | None:
+        return None if deadline is None else max(deadline - time.monotonic(), 0.0)
+
     try:
         out.versions = versions_of(request.strategy)
         beliefs = Beliefs.of(request.board, request.rule)
         out.deployments, out.ship_cells, out.cells = len(beliefs.deployments), beliefs.ship_cells, len(beliefs.cells)
         if request.strategy == OPTIMAL:
-            got = optimum(request.board, request.rule, time_limit=own,
-                          search=make_search(beliefs, memory_mb))
+            search = make_search(beliefs, memory_mb)
+            got = optimum(request.board, request.rule, time_limit=left(), search=search)
             out.method, out.work, out.stopped = "search", got.states, got.stopped or ""
             out.first_shot = list(got.first) if got.first else None
             if got.expected is not None:
@@ -147,10 +159,10 @@ def execute_value(request: ValueRequest) -> ValueOutcome:
 
             strategy = get_strategy(request.strategy)(**dict(request.options))
             search = make_search(beliefs, memory_mb) if request.costly else None
-            if search is not None and own is not None:  # half the time at most for costly shots
-                search.deadline = time.monotonic() + own / 2
+            if search is not None and deadline is not None:  # half the time left at most for costly shots
+                search.deadline = time.monotonic() + left() / 2
             got = strategy_value(request.board, request.rule, strategy, beliefs=beliefs, search=search,
-                                 budget=request.budget, rounds=request.rounds, time_limit=own)
+                                 budget=request.budget, rounds=request.rounds, time_limit=left())
             out.method, out.work, out.note = got.method, got.nodes, got.note
             out.expected = None if got.expected is None else str(got.expected)
             out.mean, out.half_width = got.mean, got.half_width
@@ -165,6 +177,37 @@ def execute_value(request: ValueRequest) -> ValueOutcome:
             out.failure, _ = failure_of(exc)
     out.compute_s = time.perf_counter() - t0
     return out
+
+
+DETAIL_KEYS = ("method", "expected", "mean", "half_width", "lower", "deployments", "ship_cells", "cells", "misses",
+               "first_shot", "work", "costly", "first_costly", "stopped", "note", "compute_s")
+"""What a value run's ``detail`` keeps of its outcome (with ``upper`` and ``late``, null unless the answer came late:
+:func:`late_detail`; ``judge_s``, the judge's seconds in the caller; ``runner``, what the runner saw)."""
+LATE_KEYS = ("expected", "mean", "half_width")  # a late answer's value: moved out of the run's own value
+
+
+def late_detail(detail: dict[str, Any], after_s: float, limit_s: float | None) -> dict[str, Any]:
+    """The detail of a run whose answer came after its time limit: a timeout that keeps what it proved.  Its value
+    is not the run's (``expected``, ``mean``, ``half_width`` become null, so that no table, gate or ranking takes
+    it for one), but what it proved stays: ``lower`` (the bound it proved; an exact value is its own bound) and
+    ``upper`` (an exact value: the bound pair ``lower == upper``), and ``late`` says when the answer came and what
+    it said (``after_s``, ``limit_s``, ``expected``, ``mean``, ``half_width``)."""
+    out = dict(detail)
+    exact = detail.get("expected")
+    out["late"] = {"after_s": after_s, "limit_s": limit_s, **{k: detail.get(k) for k in LATE_KEYS}}
+    out.update({k: None for k in LATE_KEYS})
+    out["lower"] = exact if exact is not None else detail.get("lower")
+    out["upper"] = exact
+    return out
+
+
+def answered(detail: dict[str, Any]) -> dict[str, Any]:
+    """A stored detail with its value as the run answered it: a late answer's value put back (for the judge, which
+    judges a late value as it judges one in time)."""
+    late = detail.get("late")
+    if not isinstance(late, dict):
+        return detail
+    return {**detail, **{k: late.get(k) for k in LATE_KEYS}}
 
 
 def judge_value(request: ValueRequest, outcome: ValueOutcome) -> str:
@@ -221,7 +264,7 @@ def recheck_stored(frame: Any, results: Path) -> Any:
             out.unverifiable += 1
             continue
         try:
-            d = json.loads(rec.get("detail") or "{}")
+            d = answered(json.loads(rec.get("detail") or "{}"))
         except ValueError:
             d = {}
         if d.get("mean") is None:
@@ -243,8 +286,9 @@ def recheck_stored(frame: Any, results: Path) -> Any:
             out.mismatches.append((*where, f"verdict {rec.get('verdict')}", f"verdict {verdict} (judged again)"))
             continue
         try:
-            status = str(classify_value(Termination(str(rec.get("termination"))), outcome.expected is not None,
-                                        True, verdict))
+            in_time = not d.get("late")
+            status = str(classify_value(Termination(str(rec.get("termination"))),
+                                        in_time and outcome.expected is not None, in_time, verdict))
         except ValueError:
             status = "?"
         if status != rec.get("status"):
@@ -279,10 +323,11 @@ class ValueTask(TaskType):
         "question": "value",
         "seed": "the configured seed, or null",
         "repetition": "1",
-        "answer": "sat: a value (exact or sampled); unknown: none (the search stopped: detail.lower); none: no answer",
+        "answer": ("sat: a value (exact or sampled); unknown: none within the limit (the search stopped: detail.lower; "
+                   "or the answer came late: detail.late, detail.lower and detail.upper); none: no answer"),
         "exhausted": "the value is exact",
         "verdict": ("ok, or what the judge found wrong (bounds, random's closed form, K + misses / deployments, a "
-                    "brute-forced optimum); none: no value"),
+                    "brute-forced optimum; a late value is judged too); none: no value"),
         "count": "null (the value is detail.expected)",
         "complete": "the value is exact",
         "shots": "null (the value is detail.expected)",
@@ -292,7 +337,7 @@ class ValueTask(TaskType):
         "solver_version": "the strategy's distribution (battlebench for optimal)",
         "boards": "[]",
         "detail": ("method, expected (exact, p/q), mean, half_width, lower, deployments, misses, first_shot, work, "
-                   "costly, ... (JSON)"),
+                   "costly, ..., judge_s; upper and late (after_s, limit_s, its value): a late answer's (JSON)"),
     }
     family = "harness.play.strategies:FAMILY"
     pair_keys = ("strategy", "backend", "rule", "formulation", "options")
@@ -341,9 +386,11 @@ class ValueTask(TaskType):
             return Executed(error_record(spec, spec.load_error))
         request = self.request(spec, params if params is not None else spec.pair.param_dict)
         ex = pool.execute(request)
-        outcome = ex.outcome if ex.kind == "ok" else None
+        late = ex.kind == "timeout" and isinstance(ex.outcome, ValueOutcome)  # it answered after the limit
+        outcome = ex.outcome if ex.kind == "ok" or late else None
         verdict = "none"
         error = ex.error or ""
+        w0, c0 = time.perf_counter(), time.process_time()
         if outcome is not None:
             if outcome.failure:
                 error = outcome.failure
@@ -351,19 +398,23 @@ class ValueTask(TaskType):
                 verdict = judge_value(request, outcome)
             except Exception as exc:  # noqa: BLE001 - a judge that cannot judge says so
                 verdict, error = "none", f"the judge failed: {failure_of(exc)[0]}"
+        judged = {"wall_s": time.perf_counter() - w0, "cpu_s": time.process_time() - c0}
         termination = termination_of(ex.kind)
-        if outcome is not None and outcome.failure:
+        if late:
+            pass  # the runner's timeout: the answer is kept as a late one (below), not as the run's
+        elif outcome is not None and outcome.failure:
             termination = Termination.MEMOUT if outcome.failure in ("memout", "MemoryError") else Termination.CRASH
         elif outcome is not None and outcome.stopped:
             termination = Termination.SOLVER_LIMIT
-        found = outcome is not None and outcome.mean is not None
-        status = classify_value(termination, outcome is not None and outcome.expected is not None, found, verdict)
+        found = not late and outcome is not None and outcome.mean is not None
+        status = classify_value(termination, found and outcome.expected is not None, found, verdict)
         rec = base_record(spec, ex)
         board = spec.instance
         square = board.grid.kind == "square"
-        keys = ("method", "expected", "mean", "half_width", "lower", "deployments", "ship_cells", "cells", "misses",
-                "first_shot", "work", "costly", "first_costly", "stopped", "note", "compute_s")
-        detail: dict[str, Any] = {k: getattr(outcome, k) if outcome is not None else None for k in keys}
+        detail: dict[str, Any] = {k: getattr(outcome, k) if outcome is not None else None for k in DETAIL_KEYS}
+        detail = late_detail(detail, ex.wall_s, spec.limits.time_s) if late else {**detail, "upper": None,
+                                                                                   "late": None}
+        detail["judge_s"] = judged["wall_s"]
         if ex.detail:
             detail["runner"] = ex.detail
         versions = outcome.versions if outcome is not None else {}
@@ -373,14 +424,17 @@ class ValueTask(TaskType):
                   else _strategy_label(spec.pair.plugin, versions))
         rec.update(rows=board.rows if square else None, cols=board.cols if square else None, status=str(status),
                    answer="sat" if found else ("none" if outcome is None else "unknown"),
-                   exhausted=int(outcome is not None and outcome.expected is not None),
+                   exhausted=int(found and outcome.expected is not None),
                    termination=str(termination), verdict=verdict,
-                   complete=int(outcome is not None and outcome.expected is not None),
+                   complete=int(found and outcome.expected is not None),
                    solve_s=outcome.compute_s if outcome is not None else None, solver_version=solver,
                    versions=dumps(versions), boards=dumps([]), verdicts=dumps([]), error=error,
                    detail=dumps(detail))
+        warm = None if ex.warmup_s is None else {"wall_s": ex.warmup_s, "cpu_s": ex.warmup_cpu_s}
+        phases = {"warmup": warm, "run": {"wall_s": ex.wall_s, "cpu_s": ex.cpu_s}, "judge": judged}
         return Executed(rec, {"status": str(status), "verdict": verdict, **detail, "error": error,
-                              "wall_s": ex.wall_s, "cpu_s": ex.cpu_s, "peak_rss_mb": ex.peak_rss_mb})
+                              "wall_s": ex.wall_s, "cpu_s": ex.cpu_s, "peak_rss_mb": ex.peak_rss_mb,
+                              "phases": phases})
 
     @classmethod
     def section(cls) -> ReportSection:
@@ -443,5 +497,5 @@ def _strategy_label(name: str, versions: dict) -> str | None:
         return None
 
 
-__all__ = ["OPTIMAL", "ValueOutcome", "ValueRequest", "ValueSection", "ValueTask", "classify_value",
-           "execute_value", "judge_value", "recheck_stored"]
+__all__ = ["DETAIL_KEYS", "OPTIMAL", "OWN_MARGIN_S", "ValueOutcome", "ValueRequest", "ValueSection", "ValueTask",
+           "answered", "classify_value", "execute_value", "judge_value", "late_detail", "recheck_stored"]
