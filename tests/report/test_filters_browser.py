@@ -102,7 +102,7 @@ def pairs_tables(df: pd.DataFrame, order: list[str]) -> tuple[list[list[str]], l
         s = scores[pair]
         mine = metrics.instance_times(df[df["pair"] == pair])
         unique = int((mine["solved"] & (mine["instance_key"].map(solved) == 1)).sum())
-        outcome.append([pair, *(str(int(s[c])) for c in OUTCOME_COLUMNS[1:-1]), str(unique)])
+        outcome.append([pair, *(str(int(s[c])) for c in OUTCOME_COLUMNS[1:-1] if c in s.index), str(unique)])
         cell = {"pair": pair, "measure": MEASURES[pair], "sgm_s [95% CI]": f"{format_number(s['sgm_s'])} [{FILTERED}]",
                 "× winner [95% CI]": f"{format_number(s['sgm_s'] / scores[best(pair)]['sgm_s'])} [{FILTERED}]",
                 "par2_s": format_number(s["par2_s"]), "par10_s": format_number(s["par10_s"])}
