@@ -127,10 +127,16 @@ class Locator:
 
 
 def locator_of(results_dir: str | Path) -> Locator:
-    """The :class:`Locator` of the store in ``results_dir`` (its recorded campaign root read from the store)."""
+    """The :class:`Locator` of the store in ``results_dir`` (its recorded campaign root read from the store); runs
+    with no store there (a frame read from an export) have no recorded root."""
     from harness.store import ResultsStore
+    from harness.store.sqlite import DB_NAME, GZ_NAME
 
-    with ResultsStore(results_dir, create=False) as store:
+    where = Path(results_dir)
+    folder = where.parent if where.name in (DB_NAME, GZ_NAME) else where
+    if not ((folder / DB_NAME).is_file() or (folder / GZ_NAME).is_file()):
+        return Locator(folder, None)
+    with ResultsStore(folder, create=False) as store:
         root = store.meta().get(ROOT_KEY)
     return Locator(results_dir, root)
 
