@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     selection = extra if extra is not None else (FULL if args.full else QUICK)
     out = Path(args.out) if args.out else REPO / "reports" / "stress" / f"stress-N{args.hogs}{'-full' if args.full else ''}.md"
-    started = datetime.now(timezone.utc)
+    started, commit = datetime.now(timezone.utc), _commit()  # what is tested: the tree as the suite starts
     hogs: list[subprocess.Popen] = []
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
@@ -67,7 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         _stop(hogs)
         signal.signal(signal.SIGTERM, previous)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(_report(args.hogs, selection, started, [h.pid for h in hogs], outcome))
+    after = _commit()
+    if after != commit:
+        commit += f" (the tree changed while the suite ran: {after} at the end)"
+    out.write_text(_report(args.hogs, selection, started, [h.pid for h in hogs], outcome, commit))
     print(f"stress_suite: {_summary(outcome.counts)}; report written to {out}")
     return outcome.code
 
@@ -187,7 +190,7 @@ def _summary(counts: dict) -> str:
     return ", ".join(f"{v} {k}" for k, v in counts.items())
 
 
-def _report(hogs: int, selection: list[str], started: datetime, pids: list[int], o: Outcome) -> str:
+def _report(hogs: int, selection: list[str], started: datetime, pids: list[int], o: Outcome, commit: str) -> str:
     ones = [s[1] for s in o.loads]
     lines = [
         f"# The suite beside {hogs} CPU hog{'s' if hogs != 1 else ''}",
@@ -196,7 +199,7 @@ def _report(hogs: int, selection: list[str], started: datetime, pids: list[int],
         "",
         "| | |",
         "|---|---|",
-        f"| commit | `{_commit()}` |",
+        f"| commit | `{commit}` |",
         f"| started | {started.strftime('%Y-%m-%d %H:%M:%S')} UTC |",
         f"| machine | {_machine()} |",
         f"| hogs | {hogs} busy processes at niceness 0 (pids {', '.join(map(str, pids)) or 'none'}), stopped at the end |",
