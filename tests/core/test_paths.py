@@ -105,6 +105,8 @@ NOT_NAMES = {
     ("report/compare.py", "name"): "one of FILES, the comparison's own file names",
     ("runner/worker.py", "pid"): "a number (/proc)",
     ("runner/worker.py", "entry"): "a /proc entry of digits",
+    ("report/locate.py", "DB_NAME"): "the store's own file name (a constant)",
+    ("report/locate.py", "GZ_NAME"): "the store's own file name (a constant)",
     ("store/sqlite.py", "DB_NAME"): "the store's own file name (a constant)",
     ("store/sqlite.py", "GZ_NAME"): "the store's own file name (a constant)",
     ("tools/runexec.py", "name"): "battlebench-PID-N, a cgroup's name of numbers",
