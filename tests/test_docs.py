@@ -347,7 +347,7 @@ def test_the_counting_tutorial_runs_as_printed(tmp_path):
 def test_the_play_tutorial_runs_as_printed(tmp_path):
     """The `play` lines, verbatim (the campaign, about 12 minutes, is parsed above)."""
     assert _run_page(tmp_path, "docs/tutorials/play-strategies.md", first_block_only=True) == 4
-    assert (Path("/tmp") / "strip.png").is_file()
+    assert (Path("/tmp") / "posterior-strip.png").is_file()  # the file the page names
 
 
 # -- the site -----------------------------------------------------------------------------------------------------
