@@ -70,7 +70,7 @@ def _seconds(phase: dict[str, Any] | None, key: str) -> float:
 def _command_times(startup: dict[str, float], values: list[dict[str, Any]]) -> dict[str, Any]:
     """The command's times so far: its start-up, the seconds since the process started, and its CPU seconds (its
     own and its workers': their warm-ups and runs, which its own clock does not see while they are alive)."""
-    from harness.runner.worker import age_s
+    from harness.core.proctree import age_s
 
     t = os.times()
     workers = sum(_seconds(ph.get(p), "cpu_s") for ph in values for p in ("warmup", "run"))
@@ -95,7 +95,7 @@ def _time_line(command: dict[str, Any], values: list[dict[str, Any]], limit_s: f
 
 def run_optimal(args: argparse.Namespace, names: list[str], made: dict, board: Any) -> int:
     """Optimal play, then each strategy named with ``--strategy``, on ``board`` (a checked Subject)."""
-    from harness.runner.worker import age_s
+    from harness.core.proctree import age_s
 
     t = os.times()
     startup = {"wall_s": age_s(), "cpu_s": t.user + t.system}  # the interpreter, the imports, the checks

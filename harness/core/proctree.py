@@ -1,4 +1,4 @@
-"""A process's tree seen from /proc: its children and all its descendants, cheaply (Linux).
+"""A process seen from /proc: its children and all its descendants, cheaply, and its ``stat`` line (Linux).
 
 Read from ``/proc/PID/task/TID/children`` (the kernel's list: the cost is the tree's size, not the machine's
 process count, so a worker can sample its tool's tree every few milliseconds without loading the machine);
@@ -8,6 +8,32 @@ where the kernel has no such files, psutil's scan of every process stands in.
 from __future__ import annotations
 
 import os
+
+TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+"""The clock tick of /proc's CPU times (10 ms on most Linux systems)."""
+
+
+def stat_fields(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after ``pid (comm)``: index 0 is the state (field 3), 11-14 the CPU
+    times in ticks (fields 14-17), 19 the start time (field 22); None when the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    return text[text.rfind(")") + 2:].split()
+
+
+def age_s(pid: int | str = "self") -> float | None:
+    """Seconds since process ``pid`` started (its start time in clock ticks since boot, and the uptime), the
+    interpreter's own start-up included; None where there is no /proc."""
+    fields = stat_fields(pid)
+    try:
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
+        return max(uptime - int(fields[19]) * TICK_S, 0.0) if fields else None
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def children(pid: int) -> list[int]:
@@ -54,4 +80,4 @@ def _children_by_scan(pid: int) -> list[int]:
         return []
 
 
-__all__ = ["children", "descendants"]
+__all__ = ["TICK_S", "age_s", "children", "descendants", "stat_fields"]

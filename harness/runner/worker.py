@@ -36,7 +36,7 @@ import sys
 import threading
 from typing import Any, BinaryIO
 
-from harness.core.proctree import children
+from harness.core.proctree import TICK_S, children, stat_fields
 
 _HEADER = struct.Struct("<Q")
 
@@ -191,35 +191,13 @@ def session_members(sid: int) -> list[int]:
     return found
 
 
-TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
-"""The clock tick of /proc's CPU times (10 ms on most Linux systems)."""
-
-
 def _stat_ticks(pid: int, with_children: bool) -> float | None:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            text = fh.read()
-    except OSError:
-        return None
-    fields = text[text.rfind(")") + 2:].split()  # after "pid (comm) ": state is field 3
+    fields = stat_fields(pid)
     try:
         utime, stime, cutime, cstime = (int(fields[i]) for i in (11, 12, 13, 14))
-    except (IndexError, ValueError):
+    except (TypeError, IndexError, ValueError):
         return None
     return (utime + stime + (cutime + cstime if with_children else 0)) * TICK_S
-
-
-def age_s(pid: int | str = "self") -> float | None:
-    """Seconds since process ``pid`` started (from /proc: its start time in clock ticks since boot, and the
-    uptime), the interpreter's own start-up included; None where there is no /proc."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            text = fh.read()
-        with open("/proc/uptime") as fh:
-            uptime = float(fh.read().split()[0])
-        return max(uptime - int(text[text.rfind(")") + 2:].split()[19]) * TICK_S, 0.0)  # field 22: starttime
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def _limit_by(request: Any) -> str:

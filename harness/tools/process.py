@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.limits import MEMOUT_HINTS
-from harness.core.proctree import descendants
+from harness.core.proctree import descendants, stat_fields
 
 GRACE_S = 1.0  # between SIGTERM and SIGKILL of a tool past its time limit
 SAMPLE_S = 0.02  # how often the tree's memory and output are sampled
@@ -122,12 +122,8 @@ def _reap(before: set[int]) -> None:
 
 
 def _state(pid: int) -> str | None:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            text = f.read()
-    except OSError:
-        return None
-    return text[text.rfind(")") + 2:][:1]
+    fields = stat_fields(pid)
+    return fields[0] if fields else None
 
 
 def _backstop(memory_mb: int | None) -> None:

@@ -116,7 +116,6 @@ NOT_NAMES = {
     ("core/proctree.py", "tid"): "a number (/proc)",
     ("core/scratch.py", "PREFIX"): "the roots' own prefix (a constant)",
     ("core/scratch.py", "os.getpid() if pid is None else pid"): "a number",
-    ("tools/process.py", "pid"): "a number (/proc)",
 }
 
 
