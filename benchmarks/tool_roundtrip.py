@@ -13,8 +13,8 @@ pairs interleaved per instance and repetition so load falls on both alike:
   binary on the MPS file; its release is in the report).
 
 Each binary runs twice: measured by the process path (``measure=process``: the cost of the file round trip
-itself) and by BenchExec's runexec (``measure=runexec``: what the measuring layer adds, a Python start and the
-cgroups per call), where runexec can run here.
+itself) and by BenchExec's runexec (``measure=runexec``: what the measuring layer adds: the cgroups
+BenchExec's RunExecutor, kept in the worker, makes and reads per call), where runexec can run here.
 
 Per run: the run's solve seconds (the enumeration: for a tool, writing the file each call, starting the
 process, the tool's own work, reading its answer), its CPU seconds (the worker's and the tools' it waited for),

@@ -93,6 +93,9 @@ def test_solve_json_has_the_documented_keys(capsys, puzzle):
     (["--input-format", "xml"], "unknown format 'xml'"),
     (["--grace", "-1"], "--grace must be a number of seconds >= 0, not -1"),
     (["--memory-mb", "10"], "--memory-mb must be at least 64 (a Python worker needs that much), not 10"),
+    (["--in-process", "--memory-mb", "100"], "--in-process runs the pair in this process, without a worker: no "
+                                             "memory limit holds there (leave out --in-process or --memory-mb)"),
+    (["--in-process", "--race", "cpsat/placement,sat/placement"], "without a worker: a race needs a worker per pair"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(capsys, puzzle, argv, needle):
     code, out, err = run(capsys, "solve", str(puzzle), *argv)
@@ -123,6 +126,27 @@ def test_wrong_board_is_never_shown_as_solved(capsys, tmp_path):
     code, out, _ = run(capsys, "solve", str(path), "--backend", "fake", "--json")
     obj = json.loads(out)
     assert code == 1 and obj["status"] == "wrong" and obj["boards"] == []
+
+
+def test_solve_in_process_starts_no_worker_verifies_and_says_so(capsys, tmp_path, monkeypatch):
+    """``--in-process``: the pair runs in the CLI's process (no worker is started), its boards still go through
+    the verifier (a wrong one is refused), and the JSON names the isolation."""
+    from harness.runner import process
+
+    def no_worker(*args, **kw):
+        raise AssertionError("a worker was started")
+
+    monkeypatch.setattr(process.WorkerProcess, "__init__", no_worker)
+    inst = Instance(rows=2, cols=3, fleet={1: 2}, row_clues=(None, None), col_clues=(None,) * 3,
+                    name="w", meta={"fake_boards": [["OO.", "..."], ["O.O", "..."]]})
+    path = tmp_path / "w.toml"
+    write_instance(inst, path, "native")
+    code, out, err = run(capsys, "solve", str(path), "--backend", "fake", "--count", "0", "--in-process", "--json")
+    obj = json.loads(out)
+    assert code == 1 and obj["status"] == "wrong" and obj["isolation"] == "in-process", (out, err)
+    assert obj["boards"] == [] and any(v.startswith("ok") for v in obj["verdicts"])
+    with pytest.raises(AssertionError, match="a worker was started"):  # without it: a worker, as ever
+        main(["solve", str(path), "--backend", "fake", "--count", "0", "--json"])
 
 
 @pytest.mark.parametrize("suffix", [".txt", ".dzn", ".toml", ""])

@@ -34,7 +34,8 @@ def test_every_pair_passes_the_conformance_suite(isolated, backend, formulation)
     proven by the solver, every board verified, the time limit honoured by the backend itself."""
     _skip_unavailable(backend)
     # the tool backend: its default measuring layer (runexec, where it runs) on placement; the process path on cell
-    # (each runexec call starts an interpreter: the second formulation would double the suite's longest test)
+    # (each runexec call waits 0.1 s for BenchExec's settled CPU reading: the second formulation would double the
+    # suite's longest test)
     options = {"measure": "process"} if (backend, formulation) == ("tool", "cell") else {}
     results = conform(isolated, backend, [formulation], options)
     assert [r.check for r in results] == list(CHECKS)

@@ -1,7 +1,9 @@
 """The OR-Tools CP-SAT backend: placement and cell formulations, board enumeration.
 
 ``ortools`` is imported lazily inside methods: importing this module imports no
-solver.  Both formulations follow
+solver, and a run imports only ortools' pybind module, through
+:mod:`harness.backends.cpsat_core` (not ``cp_model``, which imports pandas).
+Both formulations follow
 ``docs/explanation/formulations.md``.  Enumeration adds the blocking constraint of each board
 found to the same ``cp_model`` and solves again (option ``enumeration=blocking``);
 every call gets the remaining time of one :class:`~harness.backends.base.Deadline`.
@@ -30,7 +32,6 @@ from typing import Any
 
 from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
 from harness.backends.status_tables import CPSAT
-from harness.errors import BackendUnavailable
 from harness.model.cell_rules import local_rules
 from harness.puzzle.board import Board
 from harness.puzzle.instance import CELL_SYMBOLS, Hint
@@ -42,11 +43,9 @@ BRANCHING = ("auto", "long-first")
 
 
 def _cp():
-    try:
-        from ortools.sat.python import cp_model
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise BackendUnavailable(f"cannot import ortools: {exc}") from exc
-    return cp_model
+    from harness.backends.cpsat_core import load
+
+    return load()
 
 
 class CpSatBackend(Backend):
@@ -85,10 +84,7 @@ class CpSatBackend(Backend):
 
     @classmethod
     def versions(cls) -> dict[str, str]:
-        _cp()
-        import ortools
-
-        return {"ortools": ortools.__version__}
+        return {"ortools": _cp().version}
 
     # ------------------------------------------------------------------ build
     def build(self) -> ModelSize:
@@ -239,7 +235,7 @@ class CpSatBackend(Backend):
         params.random_seed = int(self.opts["seed"])
         params.add_lp_constraints_lazily = bool(self.opts["lazy_lp"])
         if self.opts["branching"] == "long-first":  # follow the decision strategy added by build()
-            params.search_branching = type(params.search_branching).FIXED_SEARCH
+            params.search_branching = _cp().FIXED_SEARCH
         return cp_solver
 
     def _chosen(self, value) -> list[int]:

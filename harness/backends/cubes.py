@@ -69,7 +69,9 @@ def _cube_model(backend: Any, cube: list[tuple[str, list[int]]]) -> Any:
 
 def enumerate_split(backend: Any, limit: int | None, deadline: Deadline) -> Answer:
     """Boards of ``backend``'s built model, by ``backend.opts['split']`` searches at once (module docstring)."""
-    from ortools.sat.python import cp_model
+    from harness.backends.cpsat_core import load
+
+    cp_model = load()
 
     searches = int(backend.opts["split"])
     todo = cubes(backend, CUBES_PER_SEARCH * searches)

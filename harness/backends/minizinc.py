@@ -2,8 +2,11 @@
 
 The models are ``mzn/placement.mzn`` and ``mzn/cell.mzn`` (package data next to this
 module); their data are written from the shared abstract model, never re-derived.
-The ``minizinc`` Python package (the driver of the ``minizinc`` executable) is
-imported lazily inside methods; importing this module imports no solver.
+``build()`` compiles the model and its data once for the chosen solver (``minizinc -c``,
+:mod:`harness.backends.flatzinc`); every solver call of the run runs that FlatZinc
+(``minizinc --solver ID file.fzn``), so a run flattens the model once.  The ``minizinc``
+Python package is imported only by :meth:`MiniZincBackend.versions`; importing this
+module imports no solver.
 
 Enumeration (option ``enumeration``, argued in docs/explanation/formulations.md, "MiniZinc models"):
 
@@ -12,11 +15,13 @@ Enumeration (option ``enumeration``, argued in docs/explanation/formulations.md,
   board: ships may not touch (so a ship-cell set fixes every model variable) and the
   solver has ``-a``/``-n``.  A board seen twice would break that argument and raises
   :class:`~harness.errors.BackendError` rather than being dropped.
-* ``blocking``: one call per board; each call is a ``branch()`` of the built instance
-  whose data ``blocked`` lists the ship-cell sets found so far, and the model excludes
-  each (``Σ_{c∈S} s_c ≤ |S| − 1``).  Always used when ships may touch (one cell set,
-  several decompositions) or the solver has no ``-a``/``-n``.  Every call re-flattens
-  the model (MiniZinc has no incremental interface).
+* ``blocking``: one call per board; each call runs the one FlatZinc with a clause per
+  board found so far, ``bool_clause`` over the output placement literals (``y``, or
+  ``w``) of the placements not inside that board's ship cells: every board has the
+  fleet's number of ship cells, so a board differs from board ``S`` exactly when one of
+  its ships leaves ``S``, whatever its decomposition.  Always used when ships may touch
+  (one cell set, several decompositions) or the solver has no ``-a``/``-n``.  No call
+  re-flattens the model.
 
 Options and their honest effects:
 
@@ -24,38 +29,33 @@ Options and their honest effects:
   a MIP wrapper whose library MiniZinc cannot load, or a GUI solver, is refused).
 * ``threads`` -> ``--parallel`` and ``seed`` -> ``--random-seed``, each only when the
   solver declares the flag (``-p``/``-r``); otherwise ignored and said in ``detail``.
-* time limits: each call gets the remaining time of one
-  :class:`~harness.backends.base.Deadline` less ``_MARGIN_S`` (at most half of it) as
-  MiniZinc's ``--time-limit`` (compilation included; MiniZinc stops ~0.2-0.4 s after it);
-  ``UNKNOWN``, or ``SATISFIED`` short of the requested count, is the solver's limit.  A
-  call still running at the deadline is cancelled (the MiniZinc process is terminated,
-  its solver with it; the boards it already printed are kept) and counted as a limit;
-  so is a MiniZinc process ended by a signal (the runner's SIGTERM to the process group
-  at its wall limit), any other failure is a BackendError.
-* solver-reported time: MiniZinc's ``flatTime`` + the solver's ``solveTime``, summed
-  over calls (None when no call reported either).
-* model size (``build()``): the ``var`` and ``constraint`` items of the FlatZinc of one
-  compilation of the model and its data (no board blocked); that compilation, and the
-  model-interface call the minizinc package makes, are part of ``build_s``.  The same
-  model, data and solver compile to the same FlatZinc: a worker compiles them for the
-  size once and remembers it (:data:`_SIZES`; a conformance run asks three times).
+* time limits: the run's time limit covers ``build()`` (the compilation); each solver
+  call gets the remaining time of one :class:`~harness.backends.base.Deadline` less
+  ``_MARGIN_S`` (at most half of it) as MiniZinc's ``--time-limit`` (MiniZinc stops
+  ~0.2-0.4 s after it); ``UNKNOWN``, or ``SATISFIED`` short of the requested count, is the
+  solver's limit.  A call still running at the deadline is cancelled (the MiniZinc process
+  is terminated, its solver with it; the boards it already printed are kept) and counted
+  as a limit; so is a MiniZinc process ended by a signal (the runner's SIGTERM to the
+  process group at its wall limit), any other failure is a BackendError.  The MiniZinc
+  processes are children of the worker: its memory limit holds for them.
+* solver-reported time: MiniZinc's ``flatTime`` of the one compilation, plus each call's
+  ``flatTime`` (reading the FlatZinc) and the solver's ``solveTime`` (None when no call
+  reported either).
+* model size (``build()``): the ``var`` and ``constraint`` items of the FlatZinc of the
+  run's one compilation (part of ``build_s``).
 * no search annotation: each solver runs its own default search.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 import json
 import shutil
-import signal
 import subprocess
-import warnings
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from harness.backends import flatzinc
 from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
 from harness.backends.status_tables import MINIZINC
 from harness.errors import BackendError, BackendUnavailable, UsageError
@@ -78,30 +78,11 @@ def _mzn():
     return minizinc
 
 
-@functools.lru_cache(maxsize=1)
-def _driver() -> Any:
-    """The package's default driver from now on, remembering the last MiniZinc process it started.
-
-    It is made the default (``make_default()``) because ``Instance.branch()`` children
-    always use the default driver.  Only to tell a MiniZinc process ended by a signal from outside (the runner's SIGTERM
-    to the process group at its wall limit: a limit, boards found so far kept) from a
-    failure; the minizinc package raises the same error for both.  It overrides the
-    package's ``Driver._create_process`` (not public API): should that change, nothing
-    is recorded and such a stop is reported as a failure (BackendError).
-    """
-    mzn = _mzn()
-
-    class RecordingDriver(mzn.Driver):
-        last_process: Any = None
-
-        async def _create_process(self, *args: Any, **kwargs: Any) -> Any:
-            proc = await super()._create_process(*args, **kwargs)
-            self.last_process = proc
-            return proc
-
-    driver = RecordingDriver(mzn.default_driver.executable)
-    driver.make_default()
-    return driver
+def _exe() -> str:
+    exe = shutil.which("minizinc")
+    if exe is None:
+        raise BackendUnavailable("the minizinc executable is not on PATH")
+    return exe
 
 
 def _unusable(config: dict[str, Any]) -> str | None:
@@ -123,11 +104,8 @@ def _solver_table() -> tuple[dict[str, list[dict[str, Any]]], tuple[str, ...]]:
     options imports no Python package; a name matches as in ``minizinc --solver NAME``
     and the package's ``Solver.lookup``: a tag, the full id or the id's last part.
     """
-    exe = shutil.which("minizinc")
-    if exe is None:
-        raise BackendUnavailable("the minizinc executable is not on PATH")
     try:
-        out = subprocess.run([exe, "--solvers-json"], capture_output=True, text=True, timeout=60, check=True)
+        out = subprocess.run([_exe(), "--solvers-json"], capture_output=True, text=True, timeout=60, check=True)
         configs = json.loads(out.stdout)
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         raise BackendUnavailable(f"minizinc --solvers-json failed: {exc}") from exc
@@ -155,45 +133,10 @@ def _lookup(name: str) -> dict[str, Any]:
     return configs[0]
 
 
-def _fzn_size(fzn: str) -> ModelSize:
-    """Variables and constraints of a FlatZinc text: its ``var`` and ``constraint`` items.
-
-    (The minizinc package's ``flat()`` statistics come back empty with 0.10 and
-    MiniZinc 2.6, which print them as JSON, so the FlatZinc itself is counted.)
-    """
-    variables = constraints = 0
-    for line in fzn.splitlines():
-        if line.startswith("var "):
-            variables += 1
-        elif line.startswith("constraint "):
-            constraints += 1
-    return ModelSize(variables=variables, constraints=constraints)
-
-
-@contextlib.contextmanager
-def _quiet():
-    """Silence MiniZinc's warnings (stdlib overrides in Gecode's library, 'model
-    inconsistency detected' on unsat data): they are not errors, and a status says it all."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=_mzn().error.MiniZincWarning)
-        yield
-
-
-def _seconds(stat: Any) -> float | None:
-    if stat is None:
-        return None
-    if isinstance(stat, timedelta):
-        return stat.total_seconds()
-    try:
-        return float(stat)
-    except (TypeError, ValueError):
-        return None
-
-
 def _reported(stats: dict[str, Any]) -> float | None:
     """flatTime + solveTime from one call's statistics (None if neither is there)."""
-    parts = [_seconds(stats.get(k)) for k in ("flatTime", "solveTime")]
-    parts = [p for p in parts if p is not None]
+    parts = [stats.get(k) for k in ("flatTime", "solveTime")]
+    parts = [float(p) for p in parts if isinstance(p, (int, float))]
     return sum(parts) if parts else None
 
 
@@ -242,35 +185,21 @@ class MiniZincBackend(Backend):
 
     def __init__(self, model, formulation, options=None):
         super().__init__(model, formulation, options)
-        self.mzn_instance: Any = None  # minizinc.Instance with the model and its static data
-        self.mzn_solver: Any = None
+        self.config: dict[str, Any] = {}  # the chosen solver's configuration (minizinc --solvers-json)
+        self.flat: flatzinc.Flat | None = None  # the one compilation of the model and its data
+        self.literals: list[str] = []  # its output array y (placement) or w (cell): one literal per placement
 
     # ------------------------------------------------------------------ build
     def build(self) -> ModelSize:
-        mzn = _mzn()
-        _lookup(self.opts["solver"])
-        driver = _driver()
-        try:
-            self.mzn_solver = mzn.Solver.lookup(self.opts["solver"], driver=driver)
-        except LookupError as exc:  # pragma: no cover - the same list _lookup read
-            raise BackendError(f"the minizinc package cannot find solver {self.opts['solver']!r}: {exc}") from exc
+        self.config = _lookup(self.opts["solver"])
         data = self._placement_data() if self.formulation == "placement" else self._cell_data()
-        try:
-            inst = mzn.Instance(self.mzn_solver, mzn.Model(MZN_DIR / f"{self.formulation}.mzn"), driver)
-            for key, value in data.items():
-                inst[key] = value
-            known = json.dumps([self.opts["solver"], self.formulation, data], sort_keys=True, default=sorted)
-            size = _SIZES.get(known)
-            if size is None:
-                with inst.branch() as child, _quiet():  # compile once (no board blocked) for the size
-                    child["NB"] = 0
-                    child["blocked"] = []
-                    with child.flat() as (fzn, _ozn, _stats):
-                        size = _SIZES[known] = _fzn_size(Path(fzn.name).read_text())
-        except mzn.MiniZincError as exc:
-            raise BackendError(f"MiniZinc could not compile the {self.formulation} model: {exc}") from exc
-        self.mzn_instance = inst
-        return size
+        self.flat = flatzinc.compile_model(_exe(), self.config["id"], MZN_DIR / f"{self.formulation}.mzn", data)
+        literals = self.flat.literals("y" if self.formulation == "placement" else "w")
+        if literals is not None and len(literals) != len(self.model.placements):
+            raise BackendError(f"the FlatZinc has {len(literals)} placement literals for "
+                               f"{len(self.model.placements)} placements")
+        self.literals = literals or []  # none: the compiler proved the model unsatisfiable
+        return self.flat.size()
 
     @staticmethod
     def _sets(groups) -> list[set[int]]:
@@ -329,92 +258,58 @@ class MiniZincBackend(Backend):
         }
 
     # -------------------------------------------------------------- enumerate
-    def _chosen(self, solution: Any) -> list[int]:
-        flags = solution.y if self.formulation == "placement" else solution.w
+    def _chosen(self, dzn: str) -> list[int]:
+        flags = flatzinc.bool_arrays(dzn).get("y" if self.formulation == "placement" else "w")
+        if flags is None or len(flags) != len(self.model.placements):
+            raise BackendError(f"MiniZinc printed a solution without its placements: {dzn[:80]!r}")
         return [i for i, v in enumerate(flags) if v]
 
-    def _flags(self) -> tuple[dict[str, Any], list[str]]:
-        """Solver keyword arguments for threads and seed, and notes on what was ignored."""
-        std = set(self.mzn_solver.stdFlags or ())
-        kwargs: dict[str, Any] = {}
+    def _flags(self) -> tuple[list[str], list[str]]:
+        """Solver arguments for threads and seed, and notes on what was ignored."""
+        std = set(self.config.get("stdFlags") or ())
+        args: list[str] = []
         notes = []
         if "-p" in std:
-            kwargs["processes"] = int(self.opts["threads"])
+            args += ["--parallel", str(int(self.opts["threads"]))]
         elif self.opts["threads"] != 1:
             notes.append("threads ignored (no -p)")
         if "-r" in std:
-            kwargs["random_seed"] = int(self.opts["seed"])
+            args += ["--random-seed", str(int(self.opts["seed"]))]
         elif self.opts["seed"]:
             notes.append("seed ignored (no -r)")
-        return kwargs, notes
+        return args, notes
 
-    def _run(self, child: Any, remaining: float | None, on_solution, **kwargs) -> tuple[Any, dict[str, Any], str]:
-        """One MiniZinc call; ``on_solution(solution)`` for each solution as it arrives.
-
-        Returns (final status, merged statistics, why it was stopped early: ``""`` if it
-        was not, ``"cancelled at the deadline"``, or ``"killed by SIGTERM"`` when a signal
-        from outside, such as the runner's at its wall limit, ended the MiniZinc process).
-        """
-        mzn = _mzn()
-        driver = _driver()
+    def _run(self, fzn_text: str, remaining: float | None, on_solution, args: list[str]) -> flatzinc.Outcome:
+        """One MiniZinc call on the FlatZinc ``fzn_text``, its own time limit a little under ``remaining``."""
         if remaining is not None:
             own = max(remaining - _MARGIN_S, remaining / 2)
-            kwargs["time_limit"] = timedelta(milliseconds=max(int(own * 1000), 1))
-        state: dict[str, Any] = {"status": mzn.Status.UNKNOWN, "stats": {}}
-
-        async def go() -> None:
-            async for result in child.solutions(intermediate_solutions=False, **kwargs):
-                state["status"] = result.status
-                state["stats"].update(result.statistics or {})
-                if result.solution is not None:
-                    on_solution(result.solution)
-
-        async def bounded() -> str:
-            if remaining is None:
-                await go()
-                return ""
-            try:
-                await asyncio.wait_for(go(), remaining)  # cancelling terminates MiniZinc
-            except asyncio.TimeoutError:
-                return "cancelled at the deadline"
-            return ""
-
-        driver.last_process = None
-        try:
-            with _quiet():
-                stopped = asyncio.run(bounded())
-        except mzn.MiniZincError as exc:
-            code = getattr(driver.last_process, "returncode", None)
-            if code is None or code >= 0:
-                raise BackendError(f"MiniZinc failed: {exc}") from exc
-            try:
-                stopped = f"killed by {signal.Signals(-code).name}"
-            except ValueError:
-                stopped = f"killed by signal {-code}"
-        return state["status"], state["stats"], stopped
+            args = [*args, "--time-limit", str(max(int(own * 1000), 1))]
+        return flatzinc.run(_exe(), self.config["id"], fzn_text, args, remaining, on_solution)
 
     def enumerate(self, limit: int | None, time_limit_s: float | None) -> Answer:
-        _mzn()
-        if self.mzn_instance is None:
+        if self.flat is None:
             self.build()
         deadline = Deadline(time_limit_s)
-        std = set(self.mzn_solver.stdFlags or ())
+        std = set(self.config.get("stdFlags") or ())
         mode = self.opts["enumeration"]
         if mode == "all" and (self.model.instance.touching or not {"-a", "-n"} <= std):
             mode = "blocking"  # see the module docstring
         flags, notes = self._flags()
         answer = self._enumerate_all(limit, deadline, flags) if mode == "all" else \
             self._enumerate_blocking(limit, deadline, flags)
-        solver = f"{self.mzn_solver.id}@{self.mzn_solver.version}"
+        compiled = self.flat.flat_s if self.flat else None
+        if compiled is not None:
+            answer.solver_reported_s = (answer.solver_reported_s or 0.0) + compiled
+        solver = f"{self.config['id']}@{self.config['version']}"
         answer.detail = f"{solver}, {answer.detail}" + "".join(f", {n}" for n in notes)
         return answer
 
-    def _enumerate_all(self, limit: int | None, deadline: Deadline, flags: dict[str, Any]) -> Answer:
+    def _enumerate_all(self, limit: int | None, deadline: Deadline, flags: list[str]) -> Answer:
         boards: list[Board] = []
         seen: set = set()
 
-        def on_solution(solution: Any) -> None:
-            board = self.model.board_from(self._chosen(solution))
+        def on_solution(dzn: str) -> None:
+            board = self.model.board_from(self._chosen(dzn))
             if board.cells in seen:  # would break the one-to-one argument: never drop silently
                 raise BackendError("MiniZinc listed one board twice in all-solutions mode")
             seen.add(board.cells)
@@ -426,44 +321,51 @@ class MiniZincBackend(Backend):
             answer.hit_limit = True
             answer.detail = "all: no time left"
             return answer
-        with self.mzn_instance.branch() as child:
-            child["NB"] = 0
-            child["blocked"] = []
-            more = {"all_solutions": True} if limit is None else {"nr_solutions": limit}
-            status, stats, stopped = self._run(child, remaining, on_solution, **flags, **more)
-        meaning = "limit" if stopped else MINIZINC.meaning(status, "all")
+        more = ["--all-solutions"] if limit is None else ["--num-solutions", str(limit)]
+        assert self.flat is not None
+        out = self._run(self.flat.text, remaining, on_solution, [*flags, *more])
+        meaning = "limit" if out.stopped else MINIZINC.meaning(out.status, "all")
         answer.exhausted = meaning == "exhausted"
         answer.hit_limit = meaning == "limit" or (meaning == "stopped" and (limit is None or len(boards) < limit))
-        answer.solver_reported_s = _reported(stats)
-        how = "--all-solutions" if limit is None else f"--num-solutions {limit}"
-        end = stopped or f"status {status.name}"
+        answer.solver_reported_s = _reported(out.stats)
+        how = " ".join(more)
+        end = out.stopped or f"status {out.status}"
         answer.detail = f"all: 1 MiniZinc call ({how}), {len(boards)} board(s), {end}"
         return answer
 
-    def _enumerate_blocking(self, limit: int | None, deadline: Deadline, flags: dict[str, Any]) -> Answer:
-        blocked: list[set[int]] = []
+    def _blocking_clause(self, board: Board) -> list[str]:
+        """The literals of the placements not inside ``board``'s ship cells: one must be true for another board.
+
+        Every board has the same number of ship cells (the fleet's), so a board differs
+        from ``board`` exactly when one of its ships leaves ``board``'s cells.
+        """
+        cells = set(board.cells)
+        return [lit for lit, p in zip(self.literals, self.model.placements) if not set(p.cells) <= cells]
+
+    def _enumerate_blocking(self, limit: int | None, deadline: Deadline, flags: list[str]) -> Answer:
+        clauses: list[list[str]] = []
         reported: list[float] = []
         notes: set[str] = set()
+        assert self.flat is not None
+        flat = self.flat
 
         def solve_once(remaining: float | None) -> Step:
-            found: list[Any] = []
-            with self.mzn_instance.branch() as child:
-                child["NB"] = len(blocked)
-                child["blocked"] = blocked
-                status, stats, stopped = self._run(child, remaining, found.append, **flags)
-            seconds = _reported(stats)
+            found: list[str] = []
+            text = flat.with_clauses(clauses) if clauses else flat.text
+            out = self._run(text, remaining, found.append, flags)
+            seconds = _reported(out.stats)
             if seconds is not None:
                 reported.append(seconds)
-            if stopped:
-                notes.add(stopped)
-            meaning = "limit" if stopped else MINIZINC.meaning(status, "blocking")
+            if out.stopped:
+                notes.add(out.stopped)
+            meaning = "limit" if out.stopped else MINIZINC.meaning(out.status, "blocking")
             chosen = self._chosen(found[-1]) if found else None
             if meaning == "board" and chosen is None:
-                raise BackendError(f"MiniZinc said {status.name} without a solution")
+                raise BackendError(f"MiniZinc said {out.status} without a solution")
             return Step(meaning, chosen, seconds or 0.0)
 
         def block(board: Board) -> None:
-            blocked.append({self._cell_id(c) for c in board.cells})
+            clauses.append(self._blocking_clause(board))
 
         answer, calls = self.enumerate_by_blocking(limit, deadline, solve_once, block)
         answer.solver_reported_s = sum(reported) if reported else None

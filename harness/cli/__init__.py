@@ -3,8 +3,12 @@
 Commands: ``solve``, ``count`` and ``play`` (single-shot: each run through the same
 isolated-worker path as campaigns), ``run`` (a campaign), ``report``, ``check``,
 ``compare`` and ``export`` (stored results), ``generate``, ``convert`` and ``write`` (instances), ``backends`` and
-``conform`` (plugins).  ``battlebench COMMAND --help`` gives each one's options with their
-defaults, examples and exit codes.
+``conform`` (plugins), ``prepare`` (the numba kernels compiled ahead of time).  ``battlebench COMMAND --help``
+gives each one's options with their defaults, examples and exit codes.
+
+A run builds only the parser of the command it names (:func:`parser_for`): each command
+module imports what its parser and its run need, so ``battlebench --version`` imports no
+command and ``battlebench solve`` none of the others (nor their tasks).
 """
 
 from __future__ import annotations
@@ -20,11 +24,12 @@ from harness.cli.common import Formatter, Parser, error
 from harness.errors import InputError
 
 COMMANDS = ("solve", "count", "play", "run", "report", "check", "compare", "export", "generate", "convert",
-            "write", "backends", "conform")
+            "write", "backends", "conform", "prepare")
 """The commands, in the order ``battlebench --help`` lists them; each is the module ``harness.cli.NAME``."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The ``battlebench`` parser with the subparsers of ``commands`` (default: every command)."""
     p = Parser(prog="battlebench", formatter_class=Formatter,
                description="Compare constraint solvers, formulations and strategies on Battleship: solve and count "
                            "puzzles, count fleet deployments, play the game; campaigns from a config, a report and "
@@ -32,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
                epilog="Run `battlebench COMMAND --help` for a command's options, examples and exit codes.")
     p.add_argument("--version", action="version", version=f"battlebench {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in commands:
         importlib.import_module(f"harness.cli.{name}").add_parser(sub)
     return p
 
@@ -40,9 +45,21 @@ def build_parser() -> argparse.ArgumentParser:
 _build_parser = build_parser  # the name older tests and scripts use
 
 
+def parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser ``argv`` needs: only its command's (a command word before any help flag), none for
+    ``--version`` or no command at all, every command's for the top-level help or a word that is no command
+    (whose error lists the commands)."""
+    for arg in argv:
+        if arg == "-h" or (len(arg) > 2 and "--help".startswith(arg)):  # argparse takes --he for --help
+            return build_parser()
+        if not arg.startswith("-"):
+            return build_parser((arg,) if arg in COMMANDS else COMMANDS)
+    return build_parser(())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser_for(argv).parse_args(argv)
     try:
         return importlib.import_module(f"harness.cli.{args.command}").run(args)
     except InputError as exc:
@@ -56,4 +73,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["COMMANDS", "build_parser", "main", "parser_for"]

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import BAD_INPUT, add_limits, add_options, check_limits, command, error, limits_of
+from harness.cli.common import (BAD_INPUT, add_limits, add_options, check_limits, command, error, limits_of,
+                                plugin_help)
 from harness.errors import InputError, UsageError
 
 NAME = "count"
@@ -37,7 +38,7 @@ def add_parser(sub: Any) -> None:
     from harness.counting.counters import FAMILY
 
     ct.add_argument("--counter", "--backend", "-b", dest="counter", default=FAMILY.default,
-                    help=f"a counter ({', '.join(FAMILY.names())}; battlebench backends lists them) or module:Class")
+                    help=plugin_help("counter", FAMILY))
     add_options(ct, "counter", "split=2")
     ct.add_argument("--marginals", action="store_true",
                     help="also the exact probability of a ship in each cell (the dp's): a text heat map and a PNG")

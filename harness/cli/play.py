@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import BAD_INPUT, add_limits, add_options, check_limits, command, limits_of
+from harness.cli.common import BAD_INPUT, add_limits, add_options, check_limits, command, limits_of, plugin_help
 from harness.core.paths import path_part
 from harness.core.stats import mean_ci95, paired_difference
 from harness.errors import UsageError
@@ -56,8 +56,7 @@ def add_parser(sub: Any) -> None:
     from harness.play.strategies import FAMILY
 
     pl.add_argument("--strategy", "-s", action="append", metavar="S",
-                    help=f"a strategy ({', '.join(FAMILY.names())}; battlebench backends lists them) or "
-                    f"module:Class (repeat to compare) (default: {FAMILY.default})")
+                    help=f"{plugin_help('strategy', FAMILY)} (repeat to compare) (default: {FAMILY.default})")
     pl.add_argument("--games", "-n", type=int, default=100, help="games per strategy")
     pl.add_argument("--seed", type=int, default=0, metavar="S",
                     help="random seed: the same seed, the same games (game i of seed S is one hidden deployment for "

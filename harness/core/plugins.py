@@ -14,6 +14,9 @@ Every family -- backends, counters, strategies, tasks -- has this one shape:
 
 Every failure to find, import or accept a plugin is one :class:`~harness.errors.UsageError`
 naming it, raised before any run starts.
+
+The installed distributions' entry points are read once per process (every group at once) and only when
+a name is not a built-in's: a run of built-ins reads none.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ import importlib
 import os
 import sys
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any, Callable
 
 from harness.errors import UsageError
@@ -36,6 +38,21 @@ class Origin:
     name: str
     target: str  # "module:Class"
     source: str
+
+
+@functools.lru_cache(maxsize=1)
+def _installed() -> Any:
+    """Every entry point the installed distributions declare: one scan of them all, whichever family asks first
+    (importlib.metadata itself is imported here, not at start-up)."""
+    from importlib.metadata import entry_points
+
+    return entry_points()
+
+
+def installed_entry_points(group: str) -> Any:
+    """The entry points of ``group`` the installed distributions declare (read once per process, for every group;
+    a family's ``plugin_origins.cache_clear()`` reads them again)."""
+    return _installed().select(group=group)
 
 
 def is_reference(name: str) -> bool:
@@ -87,11 +104,18 @@ class Family:
         self.hidden = hidden or {}
         self.default = default
         self.plugin_origins = functools.lru_cache(maxsize=1)(self._scan)
+        forget = self.plugin_origins.cache_clear
+
+        def cache_clear() -> None:  # a distribution installed since: read the entry points again
+            _installed.cache_clear()
+            forget()
+
+        self.plugin_origins.cache_clear = cache_clear  # type: ignore[method-assign]
 
     def _scan(self) -> dict[str, Origin]:
         """The plugins installed distributions declare in this family's group."""
         out: dict[str, Origin] = {}
-        for ep in entry_points(group=self.group):
+        for ep in installed_entry_points(self.group):
             dist = getattr(ep, "dist", None)
             where = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
             out.setdefault(ep.name, Origin(ep.name, ep.value, f"entry point ({where})"))
@@ -114,6 +138,8 @@ class Family:
             return Origin(name, name, "module:Class")
         if name in self.hidden:
             return Origin(name, self.hidden[name], "built-in (tests)")
+        if name in self.builtins:  # no entry point can take a built-in's name: nothing to scan
+            return Origin(name, self.builtins[name], "built-in")
         known = self.origins()
         if name not in known:
             raise UsageError(f"unknown {self.word} {name!r} (choose from {', '.join(known)}, "
@@ -148,6 +174,8 @@ class Family:
     def source_of(self, cls: type) -> str:
         """Where a loaded class comes from, as :meth:`origin_of` says it (``module:Class`` when unnamed)."""
         target = f"{cls.__module__}:{cls.__qualname__}"
+        if target in self.builtins.values():
+            return "built-in"
         for origin in self.origins().values():
             if origin.target == target:
                 return origin.source
@@ -190,5 +218,5 @@ def load_plugin(table: dict[str, str], name: str, what: str) -> Any:
     return import_target(target, f"{what} {name!r}")
 
 
-__all__ = ["Family", "Origin", "distribution_of", "import_target", "is_reference", "load_plugin", "named_version",
-           "overridden", "own_versions"]
+__all__ = ["Family", "Origin", "distribution_of", "import_target", "installed_entry_points", "is_reference",
+           "load_plugin", "named_version", "overridden", "own_versions"]

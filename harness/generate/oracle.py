@@ -66,6 +66,22 @@ SKIP_AFTER = 4  # large boards: budgeted CaDiCaL calls undecided in a row before
 RETRY_EVERY = 8  # while skipping, still try CaDiCaL on every RETRY_EVERY-th question
 
 
+def preload() -> None:
+    """Import the native solver modules the oracle's searches load lazily (python-sat's solvers, CP-SAT's helper)
+    now, before ``generate`` sets the handlers that turn SIGTERM and Ctrl-C into KeyboardInterrupt: an interrupt
+    that lands inside an extension module's initialisation leaves it half made (pybind11: "initialization
+    failed", seen in CI) and the process may crash at exit (CI: ``generate`` ended by SIGSEGV after Ctrl-C)."""
+    from harness.backends.cpsat_core import load
+    from harness.errors import BackendUnavailable
+
+    import pysat.solvers  # noqa: F401 - loaded for its extension module
+
+    try:
+        load()
+    except BackendUnavailable:  # no CP-SAT here: the oracle's fallback says so when it is needed
+        pass
+
+
 def _guarded(call: Callable[[], Any], stop: Callable[[], None] | None = None) -> Any:
     """``call()`` -- a solver's native search -- run so that Ctrl-C cannot break the solver.
 
@@ -274,8 +290,9 @@ class UniquenessOracle:
         board differs from the planted one here" and at least one must hold."""
         import time
 
-        from ortools.sat.python import cp_model
+        from harness.backends.cpsat_core import load
 
+        status_of = load().Status
         t0 = time.perf_counter()
         self.stats.fallback_calls += 1
         model = build_model(self.base.replace(hints={c: self.hint(c) for c in cells}))
@@ -311,9 +328,9 @@ class UniquenessOracle:
         solver.parameters.catch_sigint_signal = False
         status = _guarded(lambda: solver.solve(md), solver.stop_search)
         self.stats.fallback_s += time.perf_counter() - t0
-        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if status in (status_of.OPTIMAL, status_of.FEASIBLE):
             return model.board_from([i for i, v in enumerate(y) if solver.boolean_value(v)])
-        if status == cp_model.INFEASIBLE:
+        if status == status_of.INFEASIBLE:
             return None
         self.stats.fallback_undecided += 1
         raise Undecided()

@@ -558,6 +558,20 @@ def compiled_available() -> bool:
     return _COMPILED[0]
 
 
+def compile_table_kernel() -> None:
+    """Compile the memo table's ``compact`` (called only when a search's table fills) into numba's cache
+    (``battlebench prepare``): on a tiny empty table of the search's own types."""
+    import numpy as np
+
+    from harness.play._optimal_nb import compact
+
+    def table() -> tuple:
+        return (np.zeros((4, 1), np.uint64), np.zeros(4, np.uint64), np.zeros(4, np.int8), np.zeros(4, np.int64),
+                np.zeros(4, np.int64), np.zeros(4, np.int16))
+
+    compact(*table(), *table(), True)
+
+
 def make_search(beliefs: Beliefs, memory_mb: int | None = None) -> Search | CompiledSearch:
     """The compiled search where the board has at most 64 cells and numba loads (its table in 40% of
     ``memory_mb``), else the Python one."""
@@ -691,5 +705,5 @@ def brute_value(beliefs: Beliefs, d: int | None = None, h: int = 0, memo: dict |
     return memo[key]
 
 
-__all__ = ["Beliefs", "CompiledSearch", "Optimum", "Search", "Stopped", "brute_value", "make_search", "optimum",
-           "policy_misses"]
+__all__ = ["Beliefs", "CompiledSearch", "Optimum", "Search", "Stopped", "brute_value", "compile_table_kernel",
+           "make_search", "optimum", "policy_misses"]

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from harness.core.request import KEPT_FILES
 from harness.core.task import RunSpec, error_record, now_iso, task_of
 from harness.runner.config import Config
 
@@ -40,8 +41,12 @@ def expand(config: Config) -> list[RunSpec]:
 
 
 def execute_spec(pool: Any, spec: RunSpec) -> dict[str, Any]:
-    """Execute one run in the pool's worker for its key; judge it here; one record."""
-    return task_of(spec.task)().execute(pool, spec).record
+    """Execute one run in the pool's worker for its key; judge it here; one record (with the files it keeps
+    beside the store under :data:`~harness.core.request.KEPT_FILES`)."""
+    executed = task_of(spec.task)().execute(pool, spec)
+    if executed.files:
+        return {**executed.record, KEPT_FILES: executed.files}
+    return executed.record
 
 
 def failed_record(spec: RunSpec, exc: BaseException, started: str | None = None) -> dict[str, Any]:

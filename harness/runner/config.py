@@ -241,6 +241,7 @@ def _pairs(data: dict[str, Any], path: Path, cls: type[TaskType], task: TaskSpec
         if any(p.label == pair.label for p in pairs):
             raise ConfigError(path, where, f"pair {pair.label} is listed twice")
         pairs.append(pair)
+    pairs = cls.configure_pairs(pairs, data, path)
     cls.check_pairs(pairs, data, path, task)
     return pairs
 

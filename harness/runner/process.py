@@ -14,7 +14,8 @@ backend whose ``memory_limit_by`` is ``"rss"`` runs without ``RLIMIT_AS`` and is
 a memout when a sample of its resident memory exceeds the limit.
 Killing a worker kills its session and every descendant it has (a tool's child that left the session is one: the
 process path makes the worker its subreaper) and removes the worker's scratch folders
-(:mod:`harness.core.scratch`); a new pool removes those of workers that are gone (a runner killed with -9).
+(:mod:`harness.core.scratch`) and cgroups (:mod:`harness.core.cgroups`: runexec's); a new pool removes those of
+workers that are gone (a runner killed with -9).
 A pool keeps one warm worker per key (a backend with its options, a counter, a
 strategy: imports cost about half a second) and replaces any worker that was killed or
 died.
@@ -34,10 +35,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from harness.core import proctree, scratch
+from harness.core import cgroups, proctree, scratch
 from harness.core.limits import DEFAULT_GRACE_S, MEMOUT_HINTS, NO_LIMITS, WARM_S, Limits
 from harness.core.status import Termination
-from harness.core.request import Request, WorkerOutcome, limits_of, termination_of
+from harness.core.request import Request, WorkerOutcome, budget_of, limits_of, termination_of
 from harness.runner.worker import TICK_S, read_frame, session_members, status_kb, tree_cpu_s, write_frame
 
 SAMPLE_S = 0.05  # how often the runner samples a busy worker's memory
@@ -263,6 +264,7 @@ class WorkerProcess:
         except subprocess.TimeoutExpired:
             pass
         scratch.remove_root(self.pid)
+        cgroups.remove_of(self.pid)  # the groups its runexec calls ran in, with anything left in them
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 stream.close()
@@ -294,6 +296,15 @@ class WorkerProcess:
             return self.log.read().decode("utf-8", "replace").strip()
         except (OSError, ValueError):
             return ""
+
+
+def _announce(request: Request) -> None:
+    """Say on stderr, once, that a new worker for ``request`` is about to compile kernels not cached yet."""
+    kernels = getattr(request, "kernels", None)  # a plugin task's request may predate Request.kernels
+    if kernels is not None:
+        from harness.core.jitcache import announce
+
+        announce(kernels())
 
 
 def _mb(kb: int | None) -> float | None:
@@ -334,12 +345,13 @@ class WorkerPool:
         self._lock = threading.Lock()  # close() may come from another thread (Ctrl-C)
         self._closed = False
         scratch.sweep()  # the scratch folders of workers a killed runner left (their owners are gone)
+        cgroups.sweep()  # ... and their cgroups
 
     def execute(self, request: Request) -> Execution:
         """One run in the worker of its key (``request.key()``), under the request's limits."""
         key = request.key()
         worker = self._worker(key, request)
-        ex = worker.call("run", (request,), limits_of(request))
+        ex = worker.call("run", (request,), budget_of(request))
         ex.warmup_s, ex.warmup_cpu_s = self._warmed.pop(key, (None, None))
         if ex.kind != "ok" or not self.warm:  # killed, died or possibly damaged: replace it
             self._workers.pop(key, None)
@@ -366,7 +378,7 @@ class WorkerPool:
 
         def run(i: int) -> None:
             try:
-                ex = workers[i][1].call("run", (requests[i],), limits_of(requests[i]))
+                ex = workers[i][1].call("run", (requests[i],), budget_of(requests[i]))
             except Exception as exc:  # noqa: BLE001 - reported as that run's crash, the others go on
                 ex = Execution("crash", error=f"harness failure: {type(exc).__name__}: {exc}")
             ended.put((i, ex))
@@ -405,6 +417,7 @@ class WorkerPool:
     def _fresh(self, request: Request) -> WorkerProcess:
         """A worker of no key (warmed for ``request``), for the caller alone."""
         worker = WorkerProcess(self.honour_s)
+        _announce(request)
         if self.warm:
             ex = worker.call("warm", (request,), self._warm_limits(request))
             if ex.kind != "ok":
@@ -455,6 +468,8 @@ class WorkerPool:
                 idle.append(self._workers.pop(spare.pop(0)))
         for old in idle:  # the least recently used warm workers; none is running (a race's legs are checked out)
             old.close()
+        if request is not None:
+            _announce(request)
         if self.warm and request is not None:
             ex = worker.call("warm", (request,), self._warm_limits(request))
             self._warmed[key] = (ex.wall_s, ex.cpu_s)

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from harness.core import scratch
 from harness.core.failures import group_failures, render_failures
 from harness.core.provenance import machine
+from harness.core.request import KEPT_FILES
 from harness.core.task import task_of
 from harness.runner.campaign import RunSpec, campaign_root, expand
 from harness.runner.config import Config
@@ -125,6 +126,9 @@ def run_campaign(
                     if record is None:
                         progress.tick()
                         continue
+                    kept = record.pop(KEPT_FILES, None)
+                    if kept:
+                        store.keep(kept)
                     if store.add(record):
                         outcome.executed += 1
                     progress.update(record)

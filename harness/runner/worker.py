@@ -25,7 +25,6 @@ its grace is over.  The worker dies with its parent (PR_SET_PDEATHSIG).
 
 from __future__ import annotations
 
-import ctypes
 import faulthandler
 import os
 import pickle
@@ -77,6 +76,8 @@ def die_with_parent(parent: int | None = None) -> None:
     ``BATTLEBENCH_PARENT_PID``): if this process already has another parent, the parent died before the death
     signal was set, and this process ends now.  An orphan's new parent is not always pid 1 (a container's
     init, a subreaper), so pid 1 alone is the test only where the parent is not known."""
+    import ctypes  # here: the runner imports this module for its frames, and needs no ctypes
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG

@@ -86,25 +86,57 @@ class CountRequest(Request):
         from harness.counting.counters import get_counter
         from harness.counting.counters.dp import ENGINES
 
-        cls = get_counter(self.backend)
         needs = self._needs()
-        for engine, dep in zip(ENGINES, _warm_cases()):
-            if needs and engine not in needs:
-                continue  # the dp's runs of this worker need other programmes (see key())
-            for by in cls.by:
-                if cls.refuses(dep, by) is None:
-                    try:
-                        cls().count(dep, by, None)
-                    except Exception:  # noqa: BLE001 - the run meets and reports the problem
-                        pass
-            if self.marginals and engine in ("rows", "profile", "frontier"):  # their forward-backward passes
-                from harness.counting.marginals import marginals
+        warm_engines(get_counter(self.backend), [e for e in ENGINES if not needs or e in needs], self.marginals)
+        return versions_of(self.backend)
 
+    def kernels(self) -> tuple[str, ...]:
+        """The kernel modules this worker's warm-up and runs compile: the dp's programmes of its key (its cluster
+        reads tables from disk), another counter's own (:data:`~harness.counting.counters.dp.KERNELS`), and the
+        marginals' passes when asked."""
+        from harness.counting.counters.dp import KERNELS
+
+        if self.backend == "dp":
+            engines: tuple[str, ...] = tuple(e for e in self._needs() if e != "cluster")
+        else:
+            engines = (self.backend, *(("rows", "profile", "frontier") if self.marginals else ()))
+        return tuple(dict.fromkeys(KERNELS[e] for e in engines if e in KERNELS))
+
+
+def warm_engines(cls: Any, engines: list[str], marginals: bool) -> None:
+    """Count with the counter ``cls`` the tiny instance of each of the dp's programmes in ``engines`` (and draw
+    its marginals), so that whatever those programmes compile is compiled (failures are the runs' to report)."""
+    from harness.counting.counters.dp import ENGINES
+
+    for engine, dep in zip(ENGINES, _warm_cases()):
+        if engine not in engines:
+            continue
+        for by in cls.by:
+            if cls.refuses(dep, by) is None:
                 try:
-                    marginals(dep, engine)
+                    cls().count(dep, by, None)
                 except Exception:  # noqa: BLE001 - the run meets and reports the problem
                     pass
-        return versions_of(self.backend)
+        if marginals and engine in ("rows", "profile", "frontier"):  # their forward-backward passes
+            from harness.counting.marginals import marginals as draw
+
+            try:
+                draw(dep, engine)
+            except Exception:  # noqa: BLE001 - the run meets and reports the problem
+                pass
+
+
+def compile_engine(engine: str) -> None:
+    """Compile the kernels of one of the dp's programmes into numba's cache (``battlebench prepare``): its tiny
+    instance counted and its marginals drawn; the cluster's table kernel on a tiny block (its counts read tables)."""
+    from harness.counting.counters import get_counter
+
+    if engine == "cluster":
+        from harness.counting.counters.cluster import compile_kernel
+
+        compile_kernel()
+    else:
+        warm_engines(get_counter("dp"), [engine], True)
 
 
 def _warm_cases() -> list[Any]:
@@ -507,4 +539,5 @@ COUNTS_NOTE = ("The exact count of each instance where its counters agree (`disa
 
 
 __all__ = ["CountOutcome", "CountRequest", "CountResult", "CountSection", "CountTask", "accepting",
-           "classify_count", "count_in_process", "execute_count", "expected_count", "judge_count", "verdict_of", "versions_of"]
+           "classify_count", "compile_engine", "count_in_process", "execute_count", "expected_count", "judge_count",
+           "verdict_of", "versions_of", "warm_engines"]

@@ -69,6 +69,11 @@ class PlayRequest(Request):
             pass
         return versions_of(get_strategy(self.strategy))
 
+    def kernels(self) -> tuple[str, ...]:
+        from harness.play.strategies import get_strategy
+
+        return tuple(get_strategy(self.strategy).kernels(self.board))
+
 
 @dataclass
 class PlayOutcome(WorkerOutcome):

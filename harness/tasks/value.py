@@ -88,6 +88,18 @@ class ValueRequest(Request):
             pass
         return versions_of(self.strategy)
 
+    def kernels(self) -> tuple[str, ...]:
+        return ("harness.play._optimal_nb",) if self.strategy == OPTIMAL else ()
+
+
+def compile_kernels() -> None:
+    """Compile optimal play's kernels into numba's cache (``battlebench prepare``): a tiny board's optimum (the
+    search; its mutually recursive core is not cacheable and compiles in each worker) and the table's compaction."""
+    from harness.play.optimal import compile_table_kernel
+
+    ValueRequest(None, OPTIMAL, (), "ship").warm()
+    compile_table_kernel()
+
 
 @dataclass
 class ValueOutcome(WorkerOutcome):
@@ -498,4 +510,5 @@ def _strategy_label(name: str, versions: dict) -> str | None:
 
 
 __all__ = ["DETAIL_KEYS", "OPTIMAL", "OWN_MARGIN_S", "ValueOutcome", "ValueRequest", "ValueSection", "ValueTask",
-           "answered", "classify_value", "execute_value", "judge_value", "late_detail", "recheck_stored"]
+           "answered", "classify_value", "compile_kernels", "execute_value", "judge_value", "late_detail",
+           "recheck_stored"]

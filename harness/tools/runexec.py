@@ -1,12 +1,15 @@
-"""Measuring a tool process with BenchExec's ``runexec``: CPU time and peak memory of its whole process tree from
-cgroups, real limits, and BenchExec's ``terminationreason``.
+"""Measuring a tool process with BenchExec's ``RunExecutor``: CPU time and peak memory of its whole process tree
+from cgroups, real limits, and BenchExec's ``terminationreason``.
 
-``runexec`` (BenchExec, pinned in ``pyproject.toml``) needs cgroups it may create sub-groups in.  On a machine
-with cgroup v1 mounted under ``/sys/fs/cgroup`` and root, the harness creates one group of its own per call in
-each controller (``battlebench-PID-N``), starts ``runexec`` inside it, and removes it afterwards (killing whatever
-is still in it first); a process's first call first removes the groups of harness processes that are
-gone.  Containers are off (``--no-container``: the overlay mount fails on such machines); the
-tool's stderr goes to a file of its own, so its output file holds what it printed on stdout.
+BenchExec (pinned in ``pyproject.toml``) runs in the process that calls the tool (the worker): one
+``benchexec.runexecutor.RunExecutor`` per process, made on its first call (:func:`executor`) and kept, and one
+``execute_run`` per call -- no ``runexec`` command-line process per call.  BenchExec needs cgroups it may create
+sub-groups in: on a machine with cgroup v1 mounted under ``/sys/fs/cgroup`` and root, the process's first call
+first removes the groups of harness processes that are gone, then creates one group of its own in each controller
+(``battlebench-PID-0``) and moves into it (:mod:`harness.core.cgroups` keeps them: who removes them when); BenchExec
+creates each call's groups inside it and removes them after the call.  At exit the process moves back out and
+removes its groups.  Containers are off (the overlay mount fails on such machines); the tool's stdout
+and stderr go to files of their own.
 
 :func:`unusable` says why this layer cannot be used here (``None`` when it can); :func:`run_measured` runs one
 call and returns a :class:`~harness.tools.process.Ran` with ``layer = "runexec"``, ``memout`` set when BenchExec
@@ -15,26 +18,25 @@ ended the tool at its memory limit and ``peak_mb`` the tree's peak memory.
 
 from __future__ import annotations
 
-import itertools
+import atexit
 import math
 import os
+import resource
 import signal
-import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
-from harness.core.scratch import pid_alive
+from harness.core.cgroups import CGROUP_ROOT, CONTROLLERS, make_groups, remove_groups, sweep
 from harness.tools.process import Ran, _read
 
-CGROUP_ROOT = Path("/sys/fs/cgroup")
 STOPPED_BY = ("cputime", "walltime", "cputime-soft", "killed")
 """runexec's termination reasons that mean time was up: its own limits, or a stop -- the harness's at the exact limit,
-or the runner's SIGTERM to the worker's process group (runexec is in it) when the run's time is up."""
-STOP_WAIT_S = 5.0  # how long runexec may take to stop the tool and report once the harness stopped it
-CONTROLLERS = ("cpu", "cpuacct", "cpuset", "memory", "freezer", "pids", "blkio")
-_counter = itertools.count()
-_swept = False  # this process has removed the groups dead processes left (once: a new worker does it first)
+or the runner's SIGTERM to the worker when the run's time is up."""
+POLL_S = (0.01, 0.02)  # how often the watcher looks at the clock and the output files: a call's first 0.5 s, later
+_executor = None  # (pid, RunExecutor): this process's, made on first use (:func:`executor`)
+_lock = threading.Lock()  # one call at a time: a RunExecutor runs one run at a time
 
 
 def benchexec_version() -> str | None:
@@ -61,87 +63,39 @@ def unusable() -> str | None:
     return None
 
 
-def _join(groups: list[Path]) -> None:
-    """In the child before exec: move into the groups the harness made; drop the worker's address-space limit
-    (the cgroup's memory limit holds the whole tree instead)."""
-    import resource
-
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    except (ValueError, OSError):
-        pass
+def _move(groups: list[Path]) -> None:
+    """Move this whole process (all its threads) into ``groups``."""
     for g in groups:
-        with open(g / "tasks", "w") as f:
-            f.write(str(os.getpid()))
+        (g / "cgroup.procs").write_text(str(os.getpid()))
 
 
-def sweep() -> int:
-    """Remove the groups of harness processes that are gone (a worker killed in the middle of a call leaves its
-    group behind); how many were removed."""
-    stale = {}
-    for c in CONTROLLERS:
-        for g in (CGROUP_ROOT / c).glob("battlebench-*-*"):
-            pid = g.name.split("-")[1]
-            if pid.isdigit() and not pid_alive(int(pid)):
-                stale.setdefault(g.name, []).append(g)
-    for groups in stale.values():
-        _remove_groups(groups)
-    return len(stale)
+def executor():
+    """This process's ``RunExecutor``, made on first use: the groups dead harness processes left are removed, this
+    process moves into groups of its own (BenchExec makes each call's groups inside the groups of the process that
+    runs it), and leaves and removes them when it exits (:func:`_leave`)."""
+    global _executor
+    if _executor is not None and _executor[0] == os.getpid():
+        return _executor[1]
+    sweep()
+    groups = make_groups()
+    _move(groups)
+    atexit.register(_leave, os.getpid(), groups)
+    from benchexec.runexecutor import RunExecutor
+
+    made = RunExecutor(use_namespaces=False)  # containers off: the overlay mount fails on such machines
+    _executor = (os.getpid(), made)
+    return made
 
 
-def _make_groups() -> list[Path]:
-    global _swept
-    if not _swept:
-        sweep()
-        _swept = True
-    name = f"battlebench-{os.getpid()}-{next(_counter)}"
-    groups = []
-    for c in CONTROLLERS:
-        g = CGROUP_ROOT / c / name
-        g.mkdir(exist_ok=True)
-        groups.append(g)
-        if c == "cpuset":  # a new cpuset group has no CPUs and no memory nodes until given its parent's
-            for key in ("cpuset.cpus", "cpuset.mems"):
-                (g / key).write_text((g.parent / key).read_text())
-    return groups
-
-
-def _pids(group: Path) -> set[int]:
-    out = set()
-    for procs in group.rglob("cgroup.procs"):
-        try:
-            out.update(int(p) for p in procs.read_text().split())
-        except OSError:
-            pass
-    return out
-
-
-def _remove_groups(groups: list[Path]) -> None:
-    """Kill whatever is left in the groups, then remove them (sub-groups first; a group empties only once its
-    last process is reaped, so removal is retried for a few seconds)."""
-    for _ in range(250):
-        alive = set().union(*(_pids(g) for g in groups))
-        if not alive:
-            break
-        for pid in alive:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        time.sleep(0.02)
-    for _ in range(100):
-        left = []
-        for g in groups:
-            for sub in sorted((p for p in g.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)) + [g]:
-                try:
-                    sub.rmdir()
-                except FileNotFoundError:
-                    pass
-                except OSError:
-                    left.append(sub)
-        if not left:
-            return
-        time.sleep(0.05)
+def _leave(owner: int, groups: list[Path]) -> None:
+    """At exit: back into the parent groups, then remove this process's own (a fork's child leaves them be)."""
+    if os.getpid() != owner:
+        return
+    try:
+        _move([g.parent for g in groups])
+    except OSError:
+        return  # still inside: removing them would kill this process
+    remove_groups(groups)
 
 
 def _size(path: Path) -> int:
@@ -151,80 +105,114 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _seconds(value: str) -> float:
-    return float(value.rstrip("s"))
-
-
 def run_measured(argv: list[str], time_limit_s: float | None, memory_mb: int | None, workdir: Path,
                  output_bytes: int | None = None) -> Ran:
-    """``argv`` under runexec: CPU- and wall-time limit ``time_limit_s``, memory limit ``memory_mb`` for the whole
-    process tree.  runexec takes whole seconds, so it gets the limit rounded up and the harness stops it itself at
-    the exact limit (SIGTERM: runexec kills the tool's cgroup and still writes its measurements).  The harness
-    watches the tool's output and stderr files too: past ``output_bytes`` it stops runexec the same way and the
-    call says how many bytes it had seen (:attr:`Ran.output_over`)."""
-    out_path, err_path = workdir / "runexec-output.txt", workdir / "stderr.txt"
-    command = [sys.executable, "-m", "benchexec.runexecutor", "--no-container", "--output", str(out_path),
-               "--dir", str(workdir)]
-    if time_limit_s is not None:
-        limit = str(max(1, math.ceil(time_limit_s)))
-        command += ["--timelimit", limit, "--walltimelimit", limit]
-    if memory_mb is not None:
-        command += ["--memlimit", str(memory_mb * 1024 * 1024)]
-    # the tool's stderr to a file of its own: runexec's output file would mix it into what the parser reads
-    command += ["--", "sh", "-c", 'exec 2>"$0"; exec "$@"', str(err_path), *argv]
-    groups = _make_groups()
+    """``argv`` under this process's ``RunExecutor``: CPU- and wall-time limit ``time_limit_s``, memory limit
+    ``memory_mb`` for the whole process tree.  runexec's limits are given rounded up to whole seconds (as its command
+    line took them), and the harness stops the run itself at the exact limit (``RunExecutor.stop()`` from a watcher
+    thread: BenchExec kills the tool's cgroup and still reports its measurements).  The watcher looks at the tool's
+    output and stderr files too: past ``output_bytes`` it stops the run the same way and the call says how many
+    bytes it had seen (:attr:`Ran.output_over`).  A SIGTERM to this process during the call (the runner's "time is
+    up" to the worker's process group, which the tool, in a group of its own, does not get) stops the run too, and
+    reaches the handler that was there before."""
+    import logging  # BenchExec's own: loaded with it, not with the harness
+
+    out_path, err_path, log_path = workdir / "runexec-output.txt", workdir / "stderr.txt", workdir / "runexec-log.txt"
+    limit = None if time_limit_s is None else max(1, math.ceil(time_limit_s))
     start = time.perf_counter()
-    stopped = False  # the harness stopped runexec at the exact limit
-    output_over = None  # ... or at the output cap: the bytes it had seen
-    said_path, moaned_path = workdir / "runexec-said.txt", workdir / "runexec-log.txt"
+    # what BenchExec says goes to the work folder, not the worker's log; and with a handler on the root logger,
+    # BenchExec's module-level logging calls do not configure logging for the whole worker
+    log = logging.FileHandler(log_path, mode="w")
+    log.setLevel(logging.WARNING)
+    with _lock:
+        logging.getLogger().addHandler(log)
+        try:
+            return _call(argv, limit, time_limit_s, memory_mb, workdir, output_bytes, start,
+                         (out_path, err_path, log_path))
+        finally:
+            logging.getLogger().removeHandler(log)
+            log.close()
+
+
+def _call(argv: list[str], limit: int | None, time_limit_s: float | None, memory_mb: int | None, workdir: Path,
+          output_bytes: int | None, start: float, paths: tuple[Path, Path, Path]) -> Ran:
+    """One ``execute_run`` with its watcher, under the lock: see :func:`run_measured`."""
+    out_path, err_path, log_path = paths
     try:
-        with open(said_path, "wb") as said_file, open(moaned_path, "wb") as moaned_file:
-            proc = subprocess.Popen(command, stdout=said_file, stderr=moaned_file, cwd=workdir,
-                                    stdin=subprocess.DEVNULL, preexec_fn=lambda: _join(groups))
+        runner = executor()
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - BenchExec says what it misses by sys.exit too
+        return Ran(127, "", f"runexec failed: BenchExec's RunExecutor could not start: {exc}"[:300],
+                   time.perf_counter() - start, 0.0, False, layer="runexec")
+    done, asked = threading.Event(), threading.Event()
+    why: dict[str, int | bool] = {}
+
+    def watch() -> None:
         deadline = None if time_limit_s is None else start + max(time_limit_s, 0.01)
-        while proc.poll() is None:
-            if deadline is not None and time.perf_counter() >= deadline:
-                stopped = True
+        while not done.wait(POLL_S[0] if time.perf_counter() - start < 0.5 else POLL_S[1]):
+            if asked.is_set() or (deadline is not None and time.perf_counter() >= deadline):
+                why["stopped"] = True
             elif output_bytes is not None and (written := _size(out_path) + _size(err_path)) > output_bytes:
-                output_over = written
-            if stopped or output_over is not None:
-                proc.send_signal(signal.SIGTERM)  # runexec's own stop: kill the tool's cgroup, report what it used
-                try:
-                    proc.wait(STOP_WAIT_S)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-                break
-            time.sleep(0.01 if time.perf_counter() - start < 0.5 else 0.02)
+                why.setdefault("output_over", written)
+            if why:  # again at every look until the call returns: a stop before the tool began finds no tool
+                runner.stop()
+
+    previous = signal.getsignal(signal.SIGTERM)
+    on_term = threading.current_thread() is threading.main_thread() and callable(previous)
+    if on_term:
+        def stop_on_term(signum: int, frame: object) -> None:
+            asked.set()  # the watcher stops the run: stop() takes a lock this thread may hold
+            previous(signum, frame)
+
+        signal.signal(signal.SIGTERM, stop_on_term)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    watcher = threading.Thread(target=watch, name="runexec-watch", daemon=True)
+    try:
+        _unlimited_address_space(hard)
+        watcher.start()
+        values = runner.execute_run(argv, str(out_path), error_filename=str(err_path), write_header=False,
+                                    hardtimelimit=limit, walltimelimit=limit,
+                                    memlimit=None if memory_mb is None else memory_mb * 1024 * 1024,
+                                    workingDir=str(workdir))
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - BenchExec refuses a call by sys.exit
+        values = {"terminationreason": "failed", "said": f"{type(exc).__name__}: {exc}"}
     finally:
-        _remove_groups(groups)
-    got = subprocess.CompletedProcess(command, proc.returncode, _read(said_path), _read(moaned_path))
-    wall = time.perf_counter() - start
-    values = dict(line.split("=", 1) for line in got.stdout.splitlines() if "=" in line)
+        done.set()
+        watcher.join()
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        if on_term:
+            signal.signal(signal.SIGTERM, previous)
+    return _ran(values, time.perf_counter() - start, bool(why.get("stopped")), why.get("output_over"),
+                out_path, err_path, log_path)
+
+
+def _unlimited_address_space(hard: int) -> None:
+    """For the call: no address-space limit of the worker's for the tool to inherit (the cgroup's memory limit
+    holds the whole tree); as root the hard limit goes too, else the soft one rises to it."""
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    except (ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+
+
+def _ran(values: dict, wall: float, stopped: bool, output_over: int | None, out_path: Path, err_path: Path,
+         log_path: Path) -> Ran:
+    """The call's record from what ``execute_run`` returned."""
+    cpu = float(values.get("cputime", 0.0))
     if output_over is not None:
-        return Ran(-signal.SIGTERM, "", "", wall, _seconds(values.get("cputime", "0s")), False, layer="runexec",
-                   reason="output", output_over=output_over)
-    if (stopped or got.returncode < 0) and "terminationreason" not in values:
-        # stopped before the tool began (by the harness at the exact limit, or by the runner's SIGTERM to the worker's
-        # process group reaching runexec before its own handler was installed): the run's time ran out
-        return Ran(-signal.SIGTERM, "", "", wall, 0.0, True, layer="runexec", reason="killed")
-    if "terminationreason" not in values and "returnvalue" not in values and "exitcode" not in values:
-        said = (got.stderr.strip().splitlines() or ["no output"])[-1]
-        return Ran(127, "", f"runexec failed (exit code {got.returncode}): {said[:200]}", wall, 0.0, False,
-                   layer="runexec")
+        return Ran(-signal.SIGTERM, "", "", wall, cpu, False, layer="runexec", reason="output",
+                   output_over=output_over)
     reason = values.get("terminationreason", "")
-    code = int(values.get("returnvalue", values.get("exitcode", "0")) or 0)
-    if "exitsignal" in values:
-        code = -int(values["exitsignal"])
-    text = _read(out_path) if out_path.exists() else ""
-    stdout = text.split("-" * 80 + "\n", 1)[1].lstrip("\n") if "-" * 80 + "\n" in text else text
-    stderr = _read(err_path) if err_path.exists() else ""
-    memory = values.get("memory", "")
-    return Ran(code, stdout, stderr, _seconds(values.get("walltime", f"{wall}s")),
-               _seconds(values.get("cputime", "0s")), stopped or reason in STOPPED_BY,
-               layer="runexec", memout=reason == "memory",
-               peak_mb=int(memory.rstrip("B")) / 1e6 if memory.rstrip("B").isdigit() else None,
-               reason=reason)
+    if reason == "failed":
+        said = values.get("said") or (_read(log_path).strip().splitlines() or ["no output"])[-1]
+        return Ran(127, "", f"runexec failed: {said[:200]}", wall, 0.0, False, layer="runexec")
+    exit_code = values.get("exitcode")
+    code = 0
+    if exit_code is not None:
+        code = -exit_code.signal if exit_code.signal is not None else exit_code.value or 0
+    memory = values.get("memory")
+    return Ran(code, _read(out_path) if out_path.exists() else "", _read(err_path) if err_path.exists() else "",
+               float(values.get("walltime", wall)), cpu, stopped or reason in STOPPED_BY, layer="runexec",
+               memout=reason == "memory", peak_mb=None if memory is None else int(memory) / 1e6, reason=reason)
 
 
-__all__ = ["CONTROLLERS", "benchexec_version", "run_measured", "sweep", "unusable"]
+__all__ = ["benchexec_version", "executor", "run_measured", "unusable"]

@@ -133,3 +133,58 @@ def test_long_first_passes_conformance(isolated):
     results = conform(isolated, "cpsat", list(FORMULATIONS), {"branching": "long-first", "lazy_lp": False})
     failed = [f"{r.formulation} {r.check}: {r.detail}" for r in results if not r.passed]
     assert results and not failed, failed
+
+
+# ------------------------------------------------ the pybind module, not cp_model
+_LEAN = """
+import json, sys
+from harness.backends.registry import get_backend
+from harness.model import build_model
+from harness.puzzle.formats import read_instance
+model = build_model(read_instance(sys.argv[1]))
+counts = {}
+for formulation in ("placement", "cell"):
+    for opts in ({}, {"enumeration": "blocking"}, {"split": 2}, {"branching": "long-first", "lazy_lp": False}):
+        answer = get_backend("cpsat")(model, formulation, opts).enumerate(None, None)
+        counts[f"{formulation} {sorted(opts.items())}"] = [len(answer.boards), answer.exhausted]
+loaded = sorted(m for m in ("pandas", "ortools.sat.python.cp_model") if m in sys.modules)
+print(json.dumps({"counts": counts, "loaded": loaded, "versions": get_backend("cpsat").versions()}))
+"""
+
+
+def test_a_run_imports_neither_pandas_nor_cp_model():
+    """In a fresh interpreter: every formulation, enumeration mode, split and search option builds and counts
+    through ortools' pybind module alone (``cp_model`` would import pandas), and versions name ortools' own."""
+    import json
+    import subprocess
+    import sys
+
+    import ortools  # this process only: the test suite has it anyway
+
+    path = Path(__file__).resolve().parents[2] / "instances" / "smoke" / "unknown_clues_5x5.toml"
+    done = subprocess.run([sys.executable, "-c", _LEAN, str(path)], capture_output=True, text=True, check=True)
+    got = json.loads(done.stdout)
+    assert got["loaded"] == []
+    assert got["versions"] == {"ortools": ortools.__version__}
+    assert len(got["counts"]) == 8 and all(v == [6, True] for v in got["counts"].values()), got["counts"]
+
+
+@pytest.mark.parametrize("formulation,opts", [("placement", {}), ("placement", {"split": 3}), ("cell", {})])
+def test_a_solbat_puzzle_keeps_its_known_count(isolated, formulation, opts):
+    from harness.puzzle.formats import read_instance
+
+    inst = read_instance(SOLBAT / "sb_12_12_5_0.toml")  # expected_count = 51 in instances/MANIFEST.toml
+    res = isolated.solve(inst, "cpsat", formulation, Question.count(0), opts, 120)
+    assert res.complete and len(res.boards) == 51 and all(verify(inst, b).ok for b in res.boards)
+
+
+def test_an_ortools_without_the_helper_api_is_named_as_unavailable():
+    from types import SimpleNamespace
+
+    from harness.backends.cpsat_core import NEEDED, missing
+
+    full = SimpleNamespace(**{cls: SimpleNamespace(**{a: None for a in attrs}) for cls, attrs in NEEDED.items()})
+    assert missing(full) == []
+    del full.CpBaseModel
+    del full.SolveWrapper.stop_search
+    assert missing(full) == ["CpBaseModel", "SolveWrapper.stop_search"]

@@ -9,6 +9,8 @@ import shutil
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clirun import ROOT, run
 from harness.puzzle.brute import enumerate_boards
@@ -342,3 +344,28 @@ def test_every_format_read_back_admits_exactly_the_brute_force_boards(tmp_path_f
         assert hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"]
         varmap = json.loads((out / entry["map"]).read_text())
         assert read(path, varmap) == truth(entry["instance"]), (fmt, entry["file"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_the_clause_check_names_the_first_clause_a_model_leaves_false(data):
+    """The numpy clause check against the plain definition: a clause is true when one of its literals is."""
+    from harness.backends.files import first_false_clause
+
+    n = data.draw(st.integers(1, 8))
+    lit = st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v]))
+    clauses = data.draw(st.lists(st.lists(lit, max_size=4), max_size=10))
+    true = data.draw(st.sets(st.integers(1, n)))
+    first = next((i for i, c in enumerate(clauses) if not any((x > 0) == (abs(x) in true) for x in c)), None)
+    assert first_false_clause(clauses, n, true) == first
+
+
+def test_a_model_that_is_not_one_of_the_cnf_is_refused_naming_a_clause_it_leaves_false():
+    from harness.backends.files import SolverFile
+    from harness.errors import BackendError
+    from harness.model import build_model
+    from harness.puzzle.formats import read_instance
+
+    f = SolverFile(build_model(read_instance(ROOT / "instances" / "smoke" / "tiny_4x4.toml")), "placement", "cnf")
+    with pytest.raises(BackendError, match=r"cadical: its model leaves the clause \[.*\] false"):
+        f.decode([-v for v in range(1, f.variables + 1)], "cadical")

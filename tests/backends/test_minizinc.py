@@ -1,8 +1,9 @@
 """The minizinc backend (own MiniZinc models, Gecode by default): counts, modes, options, limits.
 
 Skipped, with the reason ``available()`` gives, where MiniZinc is not installed.  Solves go
-through the ``isolated`` worker like every backend test; the pytest process only asks the
-``minizinc`` executable for its solver list (option checks) and never imports the package.
+through the ``isolated`` worker like every backend test, but one: the count of compilations runs
+in this process (the pytest process otherwise only asks the ``minizinc`` executable for its
+solver list, for option checks).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from harness.backends.registry import get_backend
 from harness.core.status import Status, Question, Termination
 from harness.errors import UsageError
 from harness.model import build_model
+from harness.puzzle.brute import enumerate_boards
 from harness.puzzle.formats import read_instance
+from harness.tasks.solve.run import solve_in_process
 from tiny import BY_NAME, MANY, SOLVER_UNSAT, assert_sound, truth
 
 BACKEND = get_backend("minizinc")
@@ -163,3 +166,74 @@ def test_threads_and_seed_keep_the_count(isolated, formulation, options):
     res = isolated.solve(inst, "minizinc", formulation, Question.count(0), options, 120)
     assert res.status is Status.SAT and res.complete and res.count == 51, res.detail
     assert all(v.startswith("ok") for v in res.verdicts)
+
+
+@pytest.fixture
+def logged_minizinc(tmp_path, monkeypatch):
+    """``minizinc`` on PATH is a script that logs its arguments, one call a line, then runs the real one."""
+    real = shutil.which("minizinc")
+    log = tmp_path / "calls.log"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "minizinc"
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{Path(real).parent}")
+    return log
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+@pytest.mark.parametrize(("question", "mode"), [(Question(), "all"), (Question.count(0), "all"),
+                                                (Question.count(0), "blocking")], ids=["solve", "all", "blocking"])
+def test_one_compilation_per_run(logged_minizinc, formulation, question, mode):
+    """The model is compiled once (``minizinc -c``); every solver call runs that FlatZinc, none reads the model.
+
+    In this process, so that the logging ``minizinc`` is surely the one found (the minizinc
+    package is not imported by a build or a solve).
+    """
+    inst = MANY[0]
+    res = solve_in_process(inst, "minizinc", formulation, question, {"enumeration": mode}, 120)
+    assert_sound(res, inst)
+    assert res.count == (1 if question == Question() else len(truth(inst.name))), res.detail
+    calls = logged_minizinc.read_text().splitlines()
+    with_model = [c for c in calls if f"{formulation}.mzn" in c]
+    assert len(with_model) == 1 and " -c " in f" {with_model[0]} ", (calls, res.detail)
+    runs = [c for c in calls if c.endswith(".fzn")]
+    assert len(runs) == (_calls(res.detail) if "blocking:" in res.detail else 1), (calls, res.detail)
+
+
+SMOKE = Path(__file__).resolve().parents[2] / "instances" / "smoke"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_counts_equal_the_known_counts(isolated, formulation, mode):
+    """The smoke puzzles (the brute-force enumerator's counts) and a solbat puzzle of 51 boards, counted in full."""
+    known = {path: len(enumerate_boards(read_instance(path))) for path in sorted(SMOKE.glob("*.toml"))}
+    known[SOLBAT / "sb_12_12_5_0.toml"] = 51
+    for path, want in known.items():
+        inst = read_instance(path)
+        res = isolated.solve(inst, "minizinc", formulation, Question.count(0), {"enumeration": mode}, 900)
+        assert_sound(res, inst)
+        assert res.complete and res.count == want, (path.name, res.detail)
+        if mode == "blocking" and "precheck" not in res.detail:  # unsat_hint_5x5: the model precheck decides it
+            assert _calls(res.detail) == want + 1, (path.name, res.detail)
+
+
+# (variables, constraints) the backend reported when it compiled the model twice (MiniZinc 2.6.4, Gecode 6.2.0)
+OLD_SIZES = {
+    ("nonsquare_4x6", "placement"): (58, 55), ("nonsquare_4x6", "cell"): (391, 649),
+    ("tiny_4x4", "placement"): (16, 19), ("tiny_4x4", "cell"): (212, 285),
+    ("unknown_clues_5x5", "placement"): (58, 51), ("unknown_clues_5x5", "cell"): (405, 606),
+    ("sb_12_12_5_0", "placement"): (748, 510), ("sb_12_12_5_0", "cell"): (3244, 5388),
+}
+
+
+def test_sizes_equal_the_old_sizes(isolated):
+    res = isolated.solve(BY_NAME["one-cell"], "minizinc", "placement", Question(), {}, 60)
+    if (res.versions.get("minizinc"), res.versions.get("gecode")) != ("2.6.4", "6.2.0"):
+        pytest.skip(f"sizes recorded with MiniZinc 2.6.4 and Gecode 6.2.0, not {res.versions}")
+    for (name, formulation), size in OLD_SIZES.items():
+        path = SMOKE / f"{name}.toml" if (SMOKE / f"{name}.toml").exists() else SOLBAT / f"{name}.toml"
+        res = isolated.solve(read_instance(path), "minizinc", formulation, Question(), {}, 120)
+        assert (res.model["variables"], res.model["constraints"]) == size, (name, formulation, res.model)

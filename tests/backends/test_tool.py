@@ -1,8 +1,8 @@
 """The tool backend: solver binaries on standard files — the built-in tools against brute force, a user's tool entry,
 and tools that misbehave (garbage, no answer, a false model, past the limit, not installed).
 
-Runs here are measured by the process path (``measure=process``): runexec adds a Python start to every call and
-has tests of its own (``tests/tools/test_runexec.py``)."""
+Runs here are measured by the process path (``measure=process``): runexec adds cgroups and BenchExec's 0.1 s
+settling read of the CPU time to every call and has tests of its own (``tests/tools/test_runexec.py``)."""
 
 from __future__ import annotations
 

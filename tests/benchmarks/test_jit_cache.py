@@ -13,3 +13,10 @@ def test_the_counted_instance_is_the_german_fleet(load_benchmark, tmp_path):
     assert (inst.rows, inst.cols, inst.touching) == (10, 10, False)
     assert sorted((len(p.cells), p.count) for p in inst.pieces) == [(2, 4), (3, 3), (4, 2), (5, 1)]
     assert inst.meta["expected_count"] == bench.KNOWN
+
+
+def test_a_commands_stderr_is_one_table_cell_without_the_temporary_folder(load_benchmark, tmp_path):
+    bench = load_benchmark("jit_cache")
+    text = f"battlebench: compiling x, kept in {tmp_path}/cache\nsecond | line"
+    assert bench._cell(text, tmp_path) == "battlebench: compiling x, kept in TMP/cache second \\| line"
+    assert bench._cell("", tmp_path) == "-"

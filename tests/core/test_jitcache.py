@@ -136,3 +136,105 @@ def test_an_edited_kernel_is_compiled_again(tmp_path):
     rows.write_text(rows.read_text() + "\n# edited\n")
     again = probe(edited, home, BATTLEBENCH_CACHE_DIR=str(cache))
     assert again["misses"] == 1 and again["hits"] == 0
+
+
+# -- issue 50: the cold start said where users meet it, read from numba's index files -----------------------------
+ROWS = "harness.counting._rows_nb"
+
+
+def test_every_kernel_module_is_registered_and_prepared():
+    """A new ``_*_nb.py`` must say what it is and how ``battlebench prepare`` compiles it."""
+    from harness.cli.prepare import steps
+
+    found = {".".join(p.relative_to(REPO).with_suffix("").parts) for p in (REPO / "harness").rglob("_*_nb.py")}
+    assert set(jitcache.KERNELS) == found
+    assert set(steps()) == found
+    assert all(jitcache.source_of(m).is_file() for m in found)
+
+
+def test_cached_functions_are_numbas_index_names(tmp_path):
+    """The names read from the source are the files numba writes: the probe's one compiled kernel is among them."""
+    cache = tmp_path / "cache"
+    probe(install_copy(tmp_path / "a"), tmp_path / "home", BATTLEBENCH_CACHE_DIR=str(cache))
+    folder = jitcache.kernel_dir(cache, jitcache.source_of(ROWS))
+    written = {p.name for p in folder.glob("*.nbi")}
+    names = jitcache.cached_functions(jitcache.source_of(ROWS))
+    assert written and written <= set(names)  # _rows_nb._mul only: the probe compiled nothing else
+    assert set(jitcache.missing(ROWS, cache)) == set(names) - written
+    assert jitcache.missing(ROWS, tmp_path / "empty") == names
+
+
+def test_the_notice_says_what_where_and_once_and_goes_when_warm(tmp_path):
+    cache = tmp_path / "cache"
+    line = jitcache.notice([ROWS], cache)
+    assert line.startswith("battlebench: compiling the rows counting programme (numba, about ")
+    assert f"once per machine: kept in {cache}" in line and "battlebench prepare" in line
+    probe(install_copy(tmp_path / "a"), tmp_path / "home", BATTLEBENCH_CACHE_DIR=str(cache))  # one kernel compiled
+    assert jitcache.cold([ROWS], cache) == []
+    assert jitcache.notice([ROWS], cache) is None
+    assert jitcache.cold([ROWS, "harness.counting._profile_nb"], cache) == ["harness.counting._profile_nb"]
+
+
+def test_an_index_of_another_source_is_cold(tmp_path):
+    """An index stamped with another content of the file (an edited kernel, same version) does not count."""
+    cache = tmp_path / "cache"
+    probe(install_copy(tmp_path / "a"), tmp_path / "home", BATTLEBENCH_CACHE_DIR=str(cache))
+    source = jitcache.source_of(ROWS)
+    stamp = jitcache.source_stamp(source).encode()
+    for index in jitcache.kernel_dir(cache, source).glob("*.nbi"):
+        data = index.read_bytes()
+        assert stamp in data
+        index.write_bytes(data.replace(stamp, b"0" * len(stamp)))
+    assert jitcache.cold([ROWS], cache) == [ROWS]
+
+
+def test_no_writable_folder_says_every_run_compiles_and_the_fix(monkeypatch):
+    monkeypatch.setattr(jitcache, "cache_dir", lambda: None)
+    line = jitcache.notice([ROWS], folders=[Path("/h/.cache/battlebench/numba")])
+    assert "on every run: no cache folder is writable (/h/.cache/battlebench/numba)" in line
+    assert "set BATTLEBENCH_CACHE_DIR to a writable folder" in line
+
+
+def test_announce_prints_on_stderr_once_per_module(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(jitcache, "cache_dir", lambda: tmp_path / "empty")
+    monkeypatch.setattr(jitcache, "_announced", set())
+    jitcache.announce([ROWS])
+    jitcache.announce([ROWS])
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("battlebench: compiling the rows counting programme") == 1
+
+
+def test_the_cold_check_imports_neither_numba_nor_a_kernel_and_reads_numbas_version(tmp_path):
+    code = ("import json, sys\nfrom harness.core import jitcache\n"
+            "line = jitcache.notice(list(jitcache.KERNELS))\nversion = jitcache.numba_version()\n"
+            "loaded = sorted(m for m in sys.modules if m == 'numba' or m.endswith('_nb'))\nimport numba\n"
+            "print(json.dumps([line, version, numba.__version__, loaded]))")
+    done = run(REPO, ["-c", code], tmp_path / "home", BATTLEBENCH_CACHE_DIR=str(tmp_path / "empty"))
+    assert done.returncode == 0, done.stderr
+    line, version, real, loaded = json.loads(done.stdout)
+    assert loaded == [] and version == real
+    assert line.startswith("battlebench: compiling the cluster counting programme, the rows counting programme")
+
+
+def test_each_request_names_the_kernels_its_worker_compiles():
+    """What the pool announces: the dp's programme of the instance (none for a rectangle: the cluster reads
+    tables), optimal play's search, the posterior's marginals programme; nothing for what compiles nothing."""
+    from harness.counting.format import parse_deployment, read_deployment
+    from harness.tasks.count import CountRequest
+    from harness.tasks.play import PlayRequest
+    from harness.tasks.value import ValueRequest
+
+    head = '[meta]\nname = "k"\n[grid]\nrows = 10\ncols = 10\n'
+    apart = parse_deployment(head + '[rules]\ntouching = false\n[pieces]\nA = 5\nB = 4\nC = 3\n'
+                             '[hints]\nmisses = [[0, 0]]\n', file="<k>")
+    rectangle = read_deployment(TINY)
+    assert CountRequest(apart, "dp", "deployments").kernels() == ("harness.counting._profile_nb",)
+    assert CountRequest(rectangle, "dp", "deployments").kernels() == ()
+    assert CountRequest(rectangle, "dp", "deployments", marginals=True).kernels() == ("harness.counting._rows_nb",)
+    assert CountRequest(rectangle, "frontier", "deployments").kernels() == ("harness.counting._frontier_nb",)
+    assert CountRequest(rectangle, "sat", "deployments").kernels() == ()
+    assert ValueRequest(rectangle, "optimal", (), "ship").kernels() == ("harness.play._optimal_nb",)
+    assert ValueRequest(rectangle, "random", (), "ship").kernels() == ()
+    assert PlayRequest(apart, "posterior", (), "ship", 0, 0).kernels() == ("harness.counting._profile_nb",)
+    assert PlayRequest(rectangle, "lookahead", (), "ship", 0, 0).kernels() == ("harness.counting._rows_nb",)
+    assert PlayRequest(rectangle, "random", (), "ship", 0, 0).kernels() == ()

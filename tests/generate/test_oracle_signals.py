@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import signal
 import threading
 import time
@@ -66,3 +68,12 @@ def test_without_stop_the_call_runs_to_its_end():
     with pytest.raises(KeyboardInterrupt):
         _guarded(search)
     assert finished and time.monotonic() - t0 >= 0.6
+
+
+def test_preload_imports_every_extension_module_the_oracle_loads_lazily():
+    """``generate`` preloads them before its signal handlers: an interrupt inside an extension's initialisation
+    left it half made ("initialization failed") and once crashed the process at exit (SIGSEGV, CI)."""
+    code = ("import sys; from harness.generate.oracle import preload; preload(); "
+            "print(' '.join(m for m in ('pysolvers', 'ortools.sat.python.cp_model_helper') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["pysolvers", "ortools.sat.python.cp_model_helper"]

@@ -122,8 +122,6 @@ def tables_ready(dep: Any) -> bool:
 @lru_cache(maxsize=None)
 def block_table(shapes: tuple, touching: bool) -> dict[tuple[int, int], int]:
     """T_B for a block of pieces given by their orientation lists (each a tuple of cell tuples), cached."""
-    from harness.counting import _cluster_nb
-
     key = _key(shapes, touching)
     path = _cache_dir() / f"{key}.json"
     stored = _stored(key)
@@ -132,6 +130,22 @@ def block_table(shapes: tuple, touching: bool) -> dict[tuple[int, int], int]:
             return {tuple(map(int, k.split("x"))): v for k, v in json.loads(stored.read_text())["table"].items()}
         except (OSError, ValueError, KeyError):
             pass  # unreadable: computed again and written to the cache
+    out = _compute(shapes, touching)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"shapes": shapes, "touching": touching,
+                                   "table": {f"{h}x{w}": v for (h, w), v in out.items()}}))
+        tmp.replace(path)
+    except OSError:
+        pass
+    return out
+
+
+def _compute(shapes: tuple, touching: bool) -> dict[tuple[int, int], int]:
+    """T_B computed by the compiled kernel (:mod:`harness.counting._cluster_nb`), not read from disk."""
+    from harness.counting import _cluster_nb
+
     k = len(shapes)
     most = max(len(s) for s in shapes)
     cells = max(len(o) for s in shapes for o in s)
@@ -154,15 +168,17 @@ def block_table(shapes: tuple, touching: bool) -> dict[tuple[int, int], int]:
             e += 1
     table = _cluster_nb.block_table(k, shp, nc, no, 0 if touching else 1, _phi_table(k), edge, size)
     out = {(int(h), int(w)): int(table[h, w]) for h, w in zip(*np.nonzero(table))}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"shapes": shapes, "touching": touching,
-                                   "table": {f"{h}x{w}": v for (h, w), v in out.items()}}))
-        tmp.replace(path)
-    except OSError:
-        pass
     return out
+
+
+DOMINO = (((0, 0), (0, 1)), ((0, 0), (1, 0)))
+"""A domino's orientations (:func:`_normal_orients`): the tiny block :func:`compile_kernel` computes."""
+
+
+def compile_kernel() -> None:
+    """Compile the table kernel into numba's cache (``battlebench prepare``): a block of two dominoes, computed
+    and not stored (the tables on disk are the cluster's own)."""
+    _compute((DOMINO, DOMINO), True)
 
 
 def _partitions(items: list[int]):
@@ -249,4 +265,4 @@ class ClusterCounter(Counter):
         return CountAnswer(count_rectangle(dep), True, {"pieces": dep.copies})
 
 
-__all__ = ["ClusterCounter", "SHIPPED", "block_table", "count_rectangle", "tables_ready"]
+__all__ = ["ClusterCounter", "SHIPPED", "block_table", "compile_kernel", "count_rectangle", "tables_ready"]

@@ -101,6 +101,12 @@ def refusals(dep: Any, lay: Any = None, by: str = "deployments") -> dict[str, st
     return out
 
 
+KERNELS = {"cluster": "harness.counting._cluster_nb", "rows": "harness.counting._rows_nb",
+           "profile": "harness.counting._profile_nb", "frontier": "harness.counting._frontier_nb"}
+"""The kernel module (:data:`harness.core.jitcache.KERNELS`) each programme compiles, by its name (and the
+counter's of the same name); ``enumerate`` compiles none."""
+
+
 def warm_needs(dep: Any, by: str = "deployments", marginals: bool = False) -> tuple[str, ...]:
     """The compiled programmes a dp run on ``dep`` will use (the ``marginals`` too when asked), decided without
     building a layout — cheap enough for the process that plans the runs, whatever the board's size — so a
@@ -124,10 +130,21 @@ def warm_needs(dep: Any, by: str = "deployments", marginals: bool = False) -> tu
         needs = ("profile",)
     else:
         needs = ("frontier",)
-    if marginals:  # rows, else profile, else frontier (harness.counting.marginals.METHODS)
-        extra = "rows" if rows else "profile" if fits else "frontier"
+    if marginals:
+        extra = marginals_engine(dep)
         needs += (extra,) if extra not in needs else ()
     return needs
+
+
+def marginals_engine(dep: Any) -> str:
+    """The programme that gives ``dep``'s marginals, decided as :func:`warm_needs` decides (no layout built): rows,
+    else profile, else frontier (:data:`harness.counting.marginals.METHODS`)."""
+    from harness.counting import profile
+    from harness.counting import rows as rows_mod
+    from harness.counting.reduce import without_sunk
+
+    dep, _ = without_sunk(dep)
+    return "rows" if rows_mod.may_take(dep) else "profile" if profile.may_take(dep) else "frontier"
 
 
 class DpCounter(Counter):
@@ -237,4 +254,4 @@ class DpCounter(Counter):
         return CountAnswer(total, True, detail)
 
 
-__all__ = ["DpCounter", "ENGINES", "frontier_refusal", "refusals", "warm_needs"]
+__all__ = ["DpCounter", "ENGINES", "KERNELS", "marginals_engine", "frontier_refusal", "refusals", "warm_needs"]

@@ -57,6 +57,11 @@ class Strategy:
         return opts
 
     @classmethod
+    def kernels(cls, board: Any) -> tuple[str, ...]:
+        """The harness's numba kernel modules its games on ``board`` compile (:mod:`harness.core.jitcache`): none."""
+        return ()
+
+    @classmethod
     def available(cls) -> str | None:
         """None when the strategy can play here, else one line saying what is missing (override if it needs
         anything beyond battlebench)."""

@@ -66,6 +66,13 @@ class PosteriorStrategy(Strategy):
     name = "posterior"
     markov = True
 
+    @classmethod
+    def kernels(cls, board):
+        """The dp's programme that gives the board's marginals (its positions add hints, which it takes too)."""
+        from harness.counting.counters.dp import KERNELS, marginals_engine
+
+        return (KERNELS[marginals_engine(board)],)
+
     def marginals(self, position):
         m = position_marginals(self.name, position)
         if m.total == 0:

@@ -34,8 +34,6 @@ import re
 import tomllib
 from typing import Any
 
-import tomli_w
-
 from harness.errors import InstanceFormatError
 from harness.puzzle.formats._common import UNKNOWN_CLUE, build, default_name
 from harness.puzzle.instance import Hint, Instance
@@ -154,6 +152,8 @@ def _clue_list(clues: tuple[int | None, ...]) -> str:
 
 
 def format(inst: Instance) -> str:  # noqa: A001 - the module's writer
+    import tomli_w  # writing only: reading a puzzle does not import it
+
     meta = {k: v for k, v in inst.meta.items() if k != "name"}
     try:
         head = tomli_w.dumps({"meta": {"name": inst.name, **meta}})
