@@ -10,6 +10,7 @@ flight are then discarded, not recorded.
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 import time
 from typing import Any, Iterator
@@ -46,9 +47,15 @@ class LocalExecutor:
         self._stopping.clear()
 
         def work() -> None:
-            pool = WorkerPool(warm=self.warm)
-            self._pools.append(pool)
-            try:
+            pool = None
+            try:  # whatever ends this job -- a pool that cannot start included -- says so, or run() waits forever
+                try:
+                    pool = WorkerPool(warm=self.warm)
+                except Exception as exc:  # noqa: BLE001 - the other jobs take its runs; none left: they are missing
+                    print(f"battlebench: {threading.current_thread().name} could not start its workers: "
+                          f"{type(exc).__name__}: {exc}", file=sys.stderr)
+                    return
+                self._pools.append(pool)
                 while not self._stopping.is_set():
                     try:
                         spec = todo.get_nowait()
@@ -67,8 +74,11 @@ class LocalExecutor:
                         break  # interrupted: this run's end was our doing, do not record it
                     done.put(record)
             finally:
-                pool.close()
-                done.put(_DONE)
+                try:
+                    if pool is not None:
+                        pool.close()
+                finally:
+                    done.put(_DONE)
 
         n = max(1, min(self.jobs, len(specs)))
         self._threads = [threading.Thread(target=work, name=f"battlebench-job-{i}", daemon=True) for i in range(n)]
