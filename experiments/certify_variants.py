@@ -333,7 +333,7 @@ def _worker(path: str, variant: str, limit: float, queue) -> None:
         row = measure(path, variant, limit)
     except Exception as exc:  # noqa: BLE001 - reported as the run's result
         row = {"result": "error", "boards": 0, "branches": "", "conflicts": "", "detail": f"{type(exc).__name__}: {exc}"}
-    queue.put(row | {"wall_s": round(time.perf_counter() - t0, 2), "cpu_s": round(_cpu() - c0, 2)})
+    queue.put(row | {"wall_s": round(time.perf_counter() - t0, 4), "cpu_s": round(_cpu() - c0, 4)})
 
 
 def run_one(path: str, variant: str, limit: float) -> dict:
@@ -347,7 +347,7 @@ def run_one(path: str, variant: str, limit: float) -> dict:
         row = queue.get(timeout=limit + 30)
     except Exception:  # noqa: BLE001 - queue.Empty: the worker overran
         row = {"result": "timeout", "boards": 0, "branches": "", "conflicts": "", "detail": "killed",
-               "wall_s": round(time.perf_counter() - t0, 2), "cpu_s": ""}
+               "wall_s": round(time.perf_counter() - t0, 4), "cpu_s": ""}
     proc.kill()
     proc.join()
     return {"instance": Path(path).stem, "variant": variant} | row

@@ -1,17 +1,23 @@
 """Import direction, one way only.
 
-core (the vocabulary: statuses, records, the task contract, plugin families, limits) <- the domains
+core (the vocabulary: statuses, records, the task contract, plugin families, limits) <- proofs (claims, their
+checkers, the kept files: no domain) <- the domains
 (puzzle <- model; counting <- play) <- backends <- tasks (one module or package per task: the only
 place that joins a domain to the runner; the solve task's package holds its in-process run and its
 races; the top-level ``harness.solve`` is a re-export kept for users' scripts, imported by nothing) ; runner and store know no task: they import core only,
 and meet a task through the registry at run time; report reads stores and meets each task's
 report section through the registry; conform and generate run plugins through a task; cli and api (the Python
 facade) on top, side by side: neither imports the other.
+
+At run time too, each in a fresh process: a single-shot ``solve``'s CLI imports no solver and nothing of another
+command or task, a worker only its key's task and backend.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
+import json
 import sys
 from pathlib import Path
 
@@ -32,24 +38,25 @@ ALLOWED = {
     "play": {"core", "errors", "counting", "play"},  # counting: placements, marginals (the exact posterior)
     "tools": {"core", "errors", "tools"},  # solver binaries as data: entries, parsers, running a process (core:
     # a tool entry's own parser "module:function" is imported as plugins are)
-    "backends": {"core", "errors", "puzzle", "model", "tools", "backends"},
+    "proofs": {"core", "errors", "tools", "proofs"},  # claims, checkers (run as tools are), kept proof files
+    "backends": {"core", "errors", "puzzle", "model", "tools", "proofs", "backends"},
     "solve": {"tasks"},  # a re-export of harness.tasks.solve.run, kept for users' scripts
     "store": {"core", "errors", "store"},
     "runner": {"core", "errors", "store", "runner", "__init__"},  # task-agnostic: no domain, no task
-    "tasks": {"core", "errors", "puzzle", "model", "counting", "play", "backends", "runner", "report",
+    "tasks": {"core", "errors", "puzzle", "model", "counting", "play", "backends", "proofs", "runner", "report",
               "tasks", "__init__"},
-    "report": {"core", "errors", "store", "report", "puzzle"},  # puzzle: the verifier, formats (no solver)
+    "report": {"core", "errors", "store", "report", "puzzle", "proofs"},  # proofs: claims counted, re-checked  # puzzle: the verifier, formats (no solver)
     "conform": {"core", "errors", "puzzle", "counting", "play", "tasks", "runner", "conform"},
     "generate": {"core", "errors", "puzzle", "model", "backends", "runner", "tasks", "generate", "__init__"},
     "api": {"core", "errors", "puzzle", "counting", "play", "backends", "tasks", "runner", "report", "api"},
-    "cli": {"core", "errors", "puzzle", "model", "tools", "backends", "runner", "store", "report", "generate",
+    "cli": {"core", "errors", "puzzle", "model", "tools", "proofs", "backends", "runner", "store", "report", "generate",
             "counting", "play", "tasks", "conform", "cli", "__init__"},
 }
 MEASURING = ("runner/run.py", "runner/campaign.py", "runner/worker.py", "runner/process.py", "runner/config.py",
              "runner/local.py", "runner/dask.py", "runner/progress.py", "store/sqlite.py",
              "store/schema.py")
 SOLVER_LIBS = {"ortools", "pyomo", "highspy", "pysat", "cpmpy", "minizinc", "pyscipopt", "pychoco", "z3", "exact",
-               "pumpkin_solver", "pindakaas", "clingo"}
+               "pumpkin_solver", "pindakaas", "clingo", "dratify", "drup", "cdclkit_native"}  # and proof checkers
 
 
 def _layer(path: Path) -> str:
@@ -288,3 +295,91 @@ def test_a_private_import_is_found():
     code = ("from harness.backends.cpsat import _status_meaning, CpSatBackend\nimport harness.play.strategies.posterior "
             "as post\npost._MEMO.clear()\nfrom harness import __version__\nimport harness.counting._rows_nb\n")
     assert private_names(ast.parse(code)) == {"_status_meaning", "_MEMO", "_rows_nb"}
+
+
+# -- what a run imports: the CLI of a single-shot solve and the worker of its key, each in a fresh process ---------
+HEAVY = ("numpy", "pandas", "numba", "scipy", "matplotlib", "dask", "distributed", "pyomo", "minizinc", "pysat",
+         "clingo", "cpmpy")
+"""Libraries a solve with cpsat needs nowhere (numpy is ortools' own: its C++ model imports it, checked apart)."""
+NOT_A_SOLVE = ("harness.play", "harness.counting", "harness.report", "harness.store", "harness.conform",
+               "harness.generate", "harness.tasks.count", "harness.tasks.play", "harness.tasks.value")
+"""The harness's packages a solve does not use: the other tasks, their domains, stores and reports."""
+TINY = ROOT / "instances" / "smoke" / "tiny_4x4.toml"
+
+
+def _loaded(modules: list[str], names) -> list[str]:
+    return sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in names))
+
+
+def test_a_single_shot_solve_imports_no_solver_and_nothing_of_another_command_in_the_cli():
+    """``battlebench solve FILE -b cpsat``: the CLI process builds solve's parser alone, reads the puzzle, sends
+    it to a worker and judges the answer -- it imports no solver (ortools too stays in the worker), no numeric
+    library, no other command and no other task."""
+    from harness.cli import COMMANDS
+
+    code = ("import json, sys; from harness.cli import main; "
+            f"code = main(['solve', {str(TINY)!r}, '-b', 'cpsat', '--json']); "
+            "print(json.dumps([code, sorted(sys.modules)]))")
+    out = procs.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert json.loads(lines[0])["status"] == "sat", out.stdout
+    code, modules = json.loads(lines[-1])
+    assert code == 0
+    others = [f"harness.cli.{c}" for c in COMMANDS if c != "solve"]
+    bad = _loaded(modules, (*HEAVY, "ortools", *NOT_A_SOLVE, *others))
+    assert not bad, f"the CLI of a solve imports {bad}"
+
+
+WORKER = ("import atexit, json, sys\n"
+          "atexit.register(lambda: open(sys.argv[1], 'w').write(json.dumps(sorted(sys.modules))))\n"
+          "from harness.runner.worker import main\n"
+          "main()\n")
+"""A worker (its own main loop, in a fresh process) that writes the modules it has loaded when it ends."""
+
+
+@functools.cache
+def _worker_modules(backend: str) -> tuple[str, ...]:
+    """What a worker of ``backend``'s key has imported after its warm-up and one run of the tiny puzzle."""
+    import io
+    import tempfile
+
+    from harness.puzzle.formats import read_instance
+    from harness.runner.worker import read_frame, write_frame
+    from harness.tasks.solve.run import RunRequest
+
+    request = RunRequest.of(read_instance(TINY), backend, "placement")
+    frames = io.BytesIO()
+    for message in (("warm", (request,)), ("run", (request,)), None):
+        write_frame(frames, message)
+    with tempfile.TemporaryDirectory() as folder:
+        listing = Path(folder) / "modules.json"
+        out = procs.run([sys.executable, "-c", WORKER, str(listing)], input=frames.getvalue(), capture_output=True)
+        assert out.returncode == 0, out.stderr[-2000:]
+        replies = io.BytesIO(out.stdout)
+        warm, run = read_frame(replies), read_frame(replies)
+        assert warm[0] == "ok" and run[0] == "ok" and not run[1].failure and run[1].boards, (warm, run)
+        return tuple(json.loads(listing.read_text()))
+
+
+PARENT_HALF = ("harness.runner.process", "harness.tasks.solve.race", "harness.tasks.solve.section")
+"""What the parent does with a solve (the pool, races, the report's section): a worker runs none of it."""
+
+
+def test_a_worker_imports_only_the_task_and_the_backend_of_its_key():
+    """The cpsat worker: the solve task's worker half, the cpsat backend and what they use -- no other backend,
+    task, domain, command, store or report, not the parent's half of the task, and no solver or numeric library
+    but ortools'."""
+    modules = _worker_modules("cpsat")
+    assert "ortools.sat.python.cp_model_helper" in modules and "harness.backends.cpsat" in modules
+    backends = {target.partition(":")[0] for name, target in BACKENDS.items() if name != "cpsat"}
+    bad = _loaded(modules, (*HEAVY[1:], *NOT_A_SOLVE, *PARENT_HALF, "harness.cli", *sorted(backends)))
+    assert not bad, f"the cpsat worker imports {bad}"
+
+
+def test_a_cpsat_worker_imports_neither_pandas_nor_ortools_cp_model():
+    """ortools' ``cp_model`` imports pandas (~0.4 s of CPU): the backend builds through ``cp_model_helper``
+    (:mod:`harness.backends.cpsat_core`).  numpy stays: ortools' C++ ``CpBaseModel`` imports it."""
+    modules = _worker_modules("cpsat")
+    bad = _loaded(modules, ("pandas", "ortools.sat.python.cp_model"))
+    assert not bad, f"the cpsat worker imports {bad}"

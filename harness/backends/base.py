@@ -34,11 +34,13 @@ from __future__ import annotations
 import importlib.util
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, ClassVar
 
 from harness.core.options import Option, Resolved, resolve
 from harness.errors import UsageError
 from harness.model import Model
+from harness.proofs.claims import PROOF_MODES
 from harness.puzzle.board import Board
 
 
@@ -48,10 +50,27 @@ COMMON_OPTIONS: dict[str, Option] = {
 }
 
 
+PROOF_OPTION = Option("off", str, PROOF_MODES,
+                      "log a proof of every unsat claim and check it: by the fastest checker here, or by every one")
+"""The ``proof`` option of the backends that can log proofs (:mod:`harness.proofs.claims`)."""
+
+
 @dataclass(frozen=True)
 class ModelSize:
     variables: int
     constraints: int
+
+
+@dataclass(frozen=True)
+class ProofFiles:
+    """A proof a backend logged of its claim that no (further) board exists: the exact CNF it solved (blocking
+    clauses included) and the proof of it, as DIMACS and DRUP/DRAT text files in the run's scratch folder."""
+
+    cnf: Path
+    proof: Path
+    format: str  # "drup" or "drat"
+    folder: Path | None = None  # a scratch folder of the proof's own, removed once the proof is checked
+    note: str = ""  # how the proof file was made from what the solver logged, if not verbatim
 
 
 @dataclass
@@ -63,6 +82,7 @@ class Answer:
     hit_limit: bool = False  # the solver stopped on its own time limit
     solver_reported_s: float | None = None
     detail: str = ""
+    proof: ProofFiles | None = None  # with the ``proof`` option: the proof of ``exhausted``
 
 
 @dataclass
@@ -127,6 +147,13 @@ class Backend:
         """The key of :meth:`versions` naming the solver that answers with these (resolved) options: what a
         run record's ``solver_version`` names.  Override when an option picks the solver (``mip``'s engine)."""
         return cls.library or cls.name
+
+    @classmethod
+    def proof_format(cls, opts: dict[str, Any]) -> str | None:
+        """The proof format (``"drup"``, ``"drat"``) this backend logs with the resolved options ``opts``, or
+        None when it cannot (its claims are then the solver's word).  A backend that can declares the option
+        ``proof`` (:data:`PROOF_OPTION`) and, with it on, puts :class:`ProofFiles` on an exhausted answer."""
+        return None
 
     @classmethod
     def available(cls) -> str | None:

@@ -21,7 +21,7 @@ where the instance file knows them, and the file's sha256.
 
 from __future__ import annotations
 
-import hashlib
+import itertools
 import json
 import re
 from pathlib import Path
@@ -29,6 +29,7 @@ from typing import Any
 
 from harness import __version__
 from harness.backends.base import ModelSize
+from harness.core.files import sha256_of
 from harness.core.paths import path_part
 from harness.errors import BackendError, UsageError
 
@@ -40,14 +41,6 @@ _ATOM = re.compile(r"(chosen|w|ship)\((\d+)(?:,(\d+))?\)$")
 
 def suffix(fmt: str) -> str:
     return SUFFIX.get(fmt, fmt)
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def encode_cnf(inst: Any, formulation: str, options: dict[str, Any] | None = None, model: Any = None) -> Any:
@@ -73,6 +66,21 @@ def write_dimacs(path: Path, variables: int, clauses: list[list[int]], comments:
         else:
             f.write(f"p cnf {variables} {len(clauses)}\n")
             f.writelines(" ".join(map(str, clause)) + " 0\n" for clause in clauses)
+
+
+def first_false_clause(clauses: list[list[int]], variables: int, true: set[int]) -> int | None:
+    """The index of the first clause that the model ``true`` (its true variables) leaves false, or None: numpy over
+    the clauses flattened (a Python loop over a large CNF's clauses cost ~0.3 s of CPU a model, 30x this)."""
+    import numpy as np
+
+    truth = np.zeros(variables + 1, dtype=bool)
+    truth[np.fromiter(true, dtype=np.int64, count=len(true))] = True
+    lits = np.fromiter(itertools.chain.from_iterable(clauses), dtype=np.int64)
+    lengths = np.fromiter(map(len, clauses), dtype=np.int64, count=len(clauses))
+    met = truth[np.abs(lits)] == (lits > 0)
+    satisfied = np.bincount(np.repeat(np.arange(len(clauses)), lengths), weights=met, minlength=len(clauses))
+    false = np.flatnonzero(satisfied == 0)
+    return int(false[0]) if false.size else None
 
 
 class SolverFile:
@@ -172,10 +180,10 @@ class SolverFile:
                 raise BackendError(f"{who}: its model breaks the row {list(row[0])[:6]} >= {row[1]} (not a model "
                                    "of the file)")
         else:
-            for clause in self.clauses:
-                if not any((lit > 0) == (abs(lit) in true) for lit in clause):
-                    raise BackendError(f"{who}: its model leaves the clause {clause[:8]} false (not a model of the "
-                                       "CNF)")
+            false = first_false_clause(self.clauses, self.variables, true)
+            if false is not None:
+                raise BackendError(f"{who}: its model leaves the clause {self.clauses[false][:8]} false (not a model "
+                                   "of the CNF)")
         return sorted(p for p, v in self.placement_var.items() if v in true)
 
     def _decode_atoms(self, atoms: list, who: str) -> list[int]:
@@ -233,7 +241,7 @@ def write_file(inst: Any, fmt: str, formulation: str, out: Path,
     return {"instance": inst.name, "file": path.name, "map": varmap.name, "format": fmt,
             "formulation": formulation, "options": solver_file.options, "variables": solver_file.variables,
             "constraints": solver_file.constraints, "expected_status": meta.get("expected_status"),
-            "expected_count": meta.get("expected_count"), "sha256": _sha256(path)}
+            "expected_count": meta.get("expected_count"), "sha256": sha256_of(path)}
 
 
 def write_all(paths: list[str], fmt: str, formulations: list[str], out: Path,

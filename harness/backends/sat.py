@@ -20,6 +20,14 @@ Options and their honest effects:
   that seed, and CaDiCaL additionally receives it as its native ``seed`` option.
 * solver-reported time is python-sat's ``time_accum()`` (process CPU time of the
   solve calls, ``use_timer=True``).
+* ``proof``: ``check`` / ``check-all`` log a DRUP proof (``with_proof=True``; every solver but
+  :data:`NO_PROOF_SOLVERS`) and, when the search is exhausted, write the exact CNF solved (the
+  puzzle's clauses, then each blocking clause) beside it for the worker's checkers
+  (:mod:`harness.proofs.stage`).  CaDiCaL used incrementally (:data:`RESTORING_SOLVERS`: blocking clauses
+  added after a solve) restores clauses its proof logged as deleted without logging them again, so
+  checkers refuse its proof as logged (measured: every CaDiCaL of python-sat on sb_12_12_5_0, accepted
+  without its deletions); its deletion lines are dropped then.  A proof without deletions is as sound
+  (every lemma is checked against a superset of the clauses), only slower to check; the record says so.
 """
 
 from __future__ import annotations
@@ -29,8 +37,8 @@ import threading
 import time
 from typing import Any
 
-from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
-from harness.errors import BackendError, BackendUnavailable
+from harness.backends.base import PROOF_OPTION, Answer, Backend, Deadline, ModelSize, Option, ProofFiles, Step
+from harness.errors import BackendError, BackendUnavailable, UsageError
 from harness.puzzle.board import Board
 from harness.puzzle.instance import CELL_SYMBOLS
 
@@ -40,6 +48,8 @@ SOLVERS = (
     "minicard", "minisat22", "minisatep",
 )
 BUDGET_SOLVERS = frozenset(("cadical103", "cadical153", "cadical195", "cadical300"))  # no interrupt()
+NO_PROOF_SOLVERS = frozenset(("mergesat3", "minicard", "minisat22", "minisatep"))  # python-sat: NotImplementedError
+RESTORING_SOLVERS = frozenset(("cadical103", "cadical153", "cadical195", "cadical300"))  # module doc
 SEEDED_SOLVERS = frozenset(("cadical153", "cadical195", "cadical300"))  # configure({"seed": n})
 ENCODINGS = ("seqcounter", "sortnetwrk", "cardnetwrk", "totalizer", "mtotalizer", "kmtotalizer")
 AMO_ENCODINGS = ("pairwise", "ladder", "bitwise", "seqcounter", "totalizer")
@@ -74,9 +84,21 @@ class SatBackend(Backend):
         "solver": Option("cadical195", str, SOLVERS, "python-sat solver name"),
         "encoding": Option("seqcounter", str, ENCODINGS, "CardEnc encoding of fleet counts and line clues"),
         "amo": Option("seqcounter", str, AMO_ENCODINGS, "CardEnc encoding of at-most-one constraints"),
+        "proof": PROOF_OPTION,
     }
 
     _first_budget = 2000  # conflicts in the first CaDiCaL chunk of a solve call
+
+    @classmethod
+    def proof_format(cls, opts: dict[str, Any]) -> str | None:
+        return None if opts.get("solver") in NO_PROOF_SOLVERS else "drup"
+
+    @classmethod
+    def check_options(cls, opts: dict[str, Any]) -> None:
+        if opts.get("proof", "off") != "off" and cls.proof_format(opts) is None:
+            able = ", ".join(s for s in SOLVERS if s not in NO_PROOF_SOLVERS)
+            raise UsageError(f"backend 'sat': solver {opts['solver']!r} logs no proofs (proof = "
+                             f"{opts['proof']!r} needs one of {able})")
 
     @classmethod
     def versions(cls) -> dict[str, str]:
@@ -93,15 +115,19 @@ class SatBackend(Backend):
             raise BackendUnavailable(f"python-sat cannot be imported: {exc}") from exc
         name = self.opts["solver"]
         seed = self.opts["seed"]
+        proving = self.opts.get("proof", "off") != "off"
         try:
-            self.sat_solver = Solver(name=name, use_timer=True)
+            self.sat_solver = Solver(name=name, use_timer=True, with_proof=proving)
             if seed and name in SEEDED_SOLVERS:
                 self.sat_solver.configure({"seed": seed})
             self.sat_solver.append_formula(self.sat_clauses)
         except Exception as exc:  # noqa: BLE001 - a solver library failure
             raise BackendError(f"python-sat solver {name!r} failed while loading the CNF: {exc}") from exc
         size = ModelSize(variables=self.sat_pool.top, constraints=len(self.sat_clauses))
-        self.sat_clauses = []  # the solver holds them now
+        # the solver holds the clauses now; a proof is of the exact CNF solved, so they are kept for it
+        self._solved: list[list[int]] | None = self.sat_clauses if proving else None
+        self._loaded = len(self.sat_clauses)  # blocking clauses come after these
+        self.sat_clauses = []
         return size
 
     def encode(self) -> None:
@@ -274,10 +300,37 @@ class SatBackend(Backend):
             return Step("board", sorted(p for p, v in self.sat_w.items() if v in true))
 
         def block(board: Board) -> None:
-            self.sat_solver.add_clause([-self.sat_s[c] for c in board.cells])
+            clause = [-self.sat_s[c] for c in board.cells]
+            self.sat_solver.add_clause(clause)
+            if self._solved is not None:
+                self._solved.append(clause)
 
         answer, solves = self.enumerate_by_blocking(limit, deadline, solve_once, block)
         answer.solver_reported_s = self.sat_solver.time_accum()
+        if answer.exhausted and self._solved is not None:
+            answer.proof = self._write_proof()
         extra = f", {self._chunks} budget chunks" if self._chunks else ""
         answer.detail = f"{self.opts['solver']}: {solves} solve calls{extra}"
         return answer
+
+    def _write_proof(self) -> ProofFiles:
+        """The CNF solved (the puzzle's clauses, then every blocking clause, in order) and the solver's DRUP proof
+        of it, in this run's scratch folder."""
+        from pysat.formula import CNF
+
+        from harness.core import scratch
+
+        where = scratch.folder("proof")
+        cnf, proof = where / "solved.cnf", where / "proof.drup"
+        solved = CNF(from_clauses=self._solved)
+        solved.nv = max(solved.nv, self.sat_pool.top)
+        solved.to_file(str(cnf))
+        lines = self.sat_solver.get_proof() or []
+        note = ""
+        if self.opts["solver"] in RESTORING_SOLVERS and len(self._solved) > self._loaded:
+            lines = [line for line in lines if not line.startswith("d ")]
+            note = "deletions dropped: CaDiCaL restores deleted clauses unlogged when used incrementally"
+        with open(proof, "w") as fh:
+            fh.writelines(line + "\n" for line in lines)
+        return ProofFiles(cnf, proof, "drup", where, note)
+

@@ -23,6 +23,11 @@ termination ``output-limit``; whatever ends a call, the tool's whole tree is kil
 and its work folder removed (:mod:`harness.core.scratch`).  What the tool prints is read by the entry's parser; output it
 cannot read, a model that is not one of the file's (a clause or row it leaves false), a tool that exits without
 an answer or cannot be started: each is the run's error with one line saying which.
+
+With the option ``proof`` on (an entry that declares ``proof`` and ``proof_args``, such as the built-in
+``cadical``: DRAT), every call writes a proof, blocking enumeration is used, and the call that answers unsat
+leaves its file -- the exact CNF, blocking clauses included -- and its proof for the worker's checkers
+(:mod:`harness.proofs.stage`); a tool that writes no proof leaves its claim trusted.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import shutil
 import time
 from typing import Any
 
-from harness.backends.base import Answer, Backend, Deadline, ModelSize, Option, Step
+from harness.backends.base import PROOF_OPTION, Answer, Backend, Deadline, ModelSize, Option, ProofFiles, Step
 from harness.backends.files import suffix, write_dimacs
 from harness.backends.sat import AMO_ENCODINGS, ENCODINGS
 from harness.core import scratch
@@ -66,6 +71,7 @@ class ToolBackend(Backend):
                           "auto: runexec where it can run here, else process"),
         "encoding": Option("seqcounter", str, ENCODINGS, "CardEnc encoding of fleet counts and line clues"),
         "amo": Option("seqcounter", str, AMO_ENCODINGS, "CardEnc encoding of at-most-one constraints"),
+        "proof": PROOF_OPTION,
     }
     requires = ("pysat",)
     install = "pip install python-sat"
@@ -94,6 +100,15 @@ class ToolBackend(Backend):
         why = unusable() if opts["measure"] == "runexec" else None
         if why:
             raise UsageError(f"measure=runexec: {why} (measure=process or auto runs without it)")
+        if opts.get("proof", "off") != "off" and not tool.proof:
+            raise UsageError(f"tool {tool.name!r} declares no proof format (proof = {opts['proof']!r} needs an entry "
+                             "with proof and proof_args: docs/how-to/solver-binaries.md)")
+
+    @classmethod
+    def proof_format(cls, opts: dict[str, Any]) -> str | None:
+        from harness.tools import find_tool
+
+        return find_tool(opts["tool"], opts.get("tool_file") or None).proof or None
 
     @classmethod
     def tools(cls) -> list[dict[str, Any]]:
@@ -180,7 +195,8 @@ class ToolBackend(Backend):
         self.out = self.work / "answer.txt"
         self._calls, self._models, self._tool_cpu, self._tool_wall, self._write_s = 0, 0, 0.0, 0.0, 0.0
         self._peak_mb, self._at_limit = 0.0, False
-        own = self.opts["enumeration"] == "own" and bool(self.tool.enumerate)
+        self._proving, self._proof = self.opts.get("proof", "off") != "off", None
+        own = self.opts["enumeration"] == "own" and bool(self.tool.enumerate) and not self._proving
         try:
             if own:
                 answer, calls = self._enumerate_own(limit, deadline)
@@ -193,6 +209,7 @@ class ToolBackend(Backend):
                 how = f"{calls} runs, blocking each board and running again"
         finally:
             shutil.rmtree(self.work, ignore_errors=True)
+        answer.proof = self._proof if answer.exhausted else None
         answer.solver_reported_s = None  # the tool's own figures are not read; its CPU time is in the detail
         version = f" {self.tool_version}" if self.tool_version else ""
         answer.detail = (f"{self.tool.name}{version} ({self.tool.origin}): {self.tool.format.upper()}, {how}; "
@@ -223,7 +240,11 @@ class ToolBackend(Backend):
         self.file.write(self.given)
         self.out.unlink(missing_ok=True)
         self._write_s += time.perf_counter() - t0
-        argv = self.tool.argv(self.given, self.out, self.opts["seed"], self.tool.enumerate_args(k) if own else None)
+        proof = self.work / f"proof.{self.tool.proof}" if self._proving else None
+        if proof is not None:
+            proof.unlink(missing_ok=True)
+        argv = self.tool.argv(self.given, self.out, self.opts["seed"], self.tool.enumerate_args(k) if own else None,
+                              proof)
         output_mb = current().output_mb
         cap = None if output_mb is None else output_mb * 1024 * 1024
         if self.layer == "runexec":
@@ -262,9 +283,22 @@ class ToolBackend(Backend):
         if said.result == "unknown":
             return Step("unknown")
         if said.result == "unsat":
+            self._keep_proof()
             return Step("exhausted")
         self._models += 1
         return Step("board", self.file.decode(said.literals, f"tool {self.tool.name!r}"))
+
+    def _keep_proof(self) -> None:
+        """With ``proof`` on: the file the tool just called unsat and the proof it wrote of it, moved out of the
+        work folder (removed at the end of the run) into a folder of the proof's own; no proof written: none."""
+        proof = self.work / f"proof.{self.tool.proof}"
+        if not self._proving or not proof.exists():
+            return
+        folder = scratch.folder("proof")
+        cnf, kept = folder / "solved.cnf", folder / proof.name
+        shutil.move(self.given, cnf)
+        shutil.move(proof, kept)
+        self._proof = ProofFiles(cnf, kept, self.tool.proof, folder)
 
     def _block(self, board: Board) -> None:
         self.file.block(board.cells)

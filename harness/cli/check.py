@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from harness.cli.common import BAD_INPUT, command
+from harness.cli.common import BAD_INPUT, check_jobs, command
 from harness.core.thresholds import floor_option, ratio_option
 
 NAME = "check"
@@ -47,10 +47,25 @@ def add_parser(sub: Any) -> None:
                     help="do not fail on runs that could not be judged again because their subject file is "
                          "nowhere to be found (they are counted and said; a changed file still fails, and so "
                          "does a check that judged nothing again)")
+    ck.add_argument("--proofs", action="store_true",
+                    help="check every stored proof again (RESULTS/proofs/: the proof and the exact CNF it proves, "
+                         "each under its sha256) by every checker here; a contradiction fails, and so does a store "
+                         "that keeps no proof")
+    ck.add_argument("--proof-limit", type=float, default=600.0, metavar="SECONDS",
+                    help="each checker's time limit on each stored proof with --proofs (default: 600)")
+    from harness.proofs.checkers import CHECKERS
+
+    ck.add_argument("--checker", action="append", choices=list(CHECKERS), metavar="NAME",
+                    help="with --proofs, check again with this checker only (repeatable; default: every one "
+                         f"installed; one of {', '.join(CHECKERS)})")
+    ck.add_argument("--jobs", type=int, default=1, metavar="N",
+                    help="with --proofs, check N stored proofs at a time (default: 1)")
 
 
 def run(args: argparse.Namespace) -> int:
     from harness.report.gate import CheckOptions, run_check
+
+    check_jobs(args.jobs)
 
     def every(given: list[tuple[str | None, float]]) -> float | None:
         return next((v for p, v in reversed(given) if p is None), None)  # given twice: the last
@@ -61,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
     opts = CheckOptions(baseline=args.baseline, ratio=every(args.ratio), floor_s=every(args.floor),
                         ratio_by_pair=per_pair(args.ratio), floor_by_pair=per_pair(args.floor), time=args.time,
                         manifest=args.manifest, allow_incomplete=args.allow_incomplete,
-                        allow_errors=args.allow_errors, allow_unverified=args.allow_unverified)
+                        allow_errors=args.allow_errors, allow_unverified=args.allow_unverified,
+                        proofs=args.proofs, proof_limit_s=args.proof_limit,
+                        checkers=tuple(args.checker) if args.checker else None, proof_jobs=args.jobs)
     return run_check(args.results, opts, sys.stdout)
 
 

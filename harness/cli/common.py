@@ -64,6 +64,12 @@ def key_value(text: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+def plugin_help(word: str, family: Any) -> str:
+    """The help of an option that names a plugin of ``family``: its built-ins (the installed plugins' entry points
+    are not read to build a parser: ``battlebench backends`` lists them) or ``module:Class``."""
+    return f"a {word} ({', '.join(family.builtins)}; battlebench backends lists them, plugins too) or module:Class"
+
+
 def add_options(p: argparse.ArgumentParser, what: str, example: str) -> None:
     p.add_argument("--option", "-o", action="append", type=key_value, default=[], metavar="KEY=VALUE",
                    help=f"an option of the {what}, e.g. -o {example} (repeatable)")
@@ -110,10 +116,18 @@ def check_limits(args: argparse.Namespace) -> None:
     limits_of(args)
 
 
+def check_jobs(jobs: int | None) -> None:
+    """A ``--jobs`` value: None (the default) or at least 1 (UsageError)."""
+    if jobs is not None and jobs < 1:
+        from harness.errors import UsageError
+
+        raise UsageError(f"--jobs must be >= 1, not {jobs:g}")
+
+
 def error(msg: str) -> None:
     print(f"battlebench: error: {msg}", file=sys.stderr)
 
 
 __all__ = ["BAD_INPUT", "EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "Formatter", "Parser",
-           "add_grace", "add_limits", "add_options", "check_limits", "command", "epilog", "error", "grace_of", "key_value",
-           "limits_of"]
+           "add_grace", "add_limits", "add_options", "check_jobs", "check_limits", "command", "epilog", "error", "grace_of", "key_value",
+           "limits_of", "plugin_help"]

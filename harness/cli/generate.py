@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-from harness.cli.common import BAD_INPUT, command
+from harness.cli.common import BAD_INPUT, check_jobs, command
 from harness.errors import UsageError
 
 NAME = "generate"
@@ -38,9 +38,17 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--unsat", nargs="?", const="any", default=None, metavar="CAUSE",
                    help="make unsat variants: clue-sum, clue-shift, fleet-extra, fleet-swap, wrong-hint "
                         "(no CAUSE: a different cause per puzzle, in turn) (default: none, solvable puzzles)")
-    g.add_argument("--certify", default="cpsat/placement", metavar="PAIR",
+    g.add_argument("--certify", default=None, metavar="PAIR",
                    help="the pair whose complete count-2 certifies each puzzle; several, separated by commas, "
-                        "race: the first decided answer certifies")
+                        "race: the first decided answer certifies (default: cpsat/placement; with --proof, "
+                        "sat/placement)")
+    g.add_argument("--proof", action="store_const", const="check", default=None,
+                   help="certify by a checked proof: the certifying pair (with --certify left out, "
+                        "sat/placement) logs a proof of its claim (unique: no further board; unsat: no board), "
+                        "the fastest checker here accepts it in the worker, and the file's certificate names "
+                        "both; a seed whose claim is not certified fails")
+    g.add_argument("--proof-all", dest="proof", action="store_const", const="check-all",
+                   help="as --proof, checked by every checker here")
     g.add_argument("--certify-limit", type=float, default=600.0, metavar="S", help="seconds per certification")
     g.add_argument("--question-limit", type=float, default=120.0, metavar="S",
                    help="seconds for one CP-SAT question of the minimal-hint search; a hint it cannot settle "
@@ -60,6 +68,21 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler address (tcp://host:8786), or 'local' for a LocalCluster of --jobs workers "
                         "(default: none)")
+
+
+PROOF_PAIR = "sat/placement"
+"""What certifies with ``--proof`` when ``--certify`` is left out (the default pair, CP-SAT, logs no proof)."""
+
+
+def _proving(certify: str, mode: str) -> str:
+    """``--certify`` with ``--proof``: every leg with the option ``proof`` (check, check-all) unless it sets one."""
+    from harness.tasks.solve.race import leg_label, parse_leg, split_pairs
+
+    legs = []
+    for text in split_pairs(certify):
+        backend, formulation, options = parse_leg(text)
+        legs.append(leg_label(backend, formulation, {**options, "proof": options.get("proof", mode)}))
+    return ",".join(legs)
 
 
 def _parse_fleet(text: str) -> dict[int, int]:
@@ -82,8 +105,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed must be >= 0, not {args.seed:g}")
     if not args.question_limit > 0:
         raise UsageError(f"--question-limit must be a positive number of seconds, not {args.question_limit:g}")
-    if args.jobs < 1:
-        raise UsageError(f"--jobs must be >= 1, not {args.jobs:g}")
+    check_jobs(args.jobs)
     if args.scheduler and not args.executor:
         args.executor = "dask"  # a scheduler address means the Dask executor
     if args.executor == "local" and args.scheduler:
@@ -91,6 +113,11 @@ def run(args: argparse.Namespace) -> int:
     hints: str | int = args.hints
     if isinstance(hints, str) and hints.isdigit():
         hints = int(hints)
+    from harness.generate.certify import DEFAULT_PAIR
+
+    if args.proof:
+        args.certify = _proving(args.certify or PROOF_PAIR, args.proof)
+    args.certify = args.certify or DEFAULT_PAIR
     parse_certify(args.certify)
     fleet = _parse_fleet(args.fleet) if args.fleet else None
 
@@ -101,14 +128,12 @@ def run(args: argparse.Namespace) -> int:
                         unsat=cause, certify=args.certify, certify_limit_s=args.certify_limit, prefix=args.prefix)
 
     settings(0)  # every setting (the --unsat cause too) is checked by Settings before any work
-    previous = _stop_on_sigterm()
-    try:
-        return _generate_all(args, settings)
-    finally:
-        if previous is not None:
-            import signal
+    from harness.generate.batch import stop_on_signals
+    from harness.generate.oracle import preload
 
-            signal.signal(signal.SIGTERM, previous)
+    preload()  # before the handlers: an interrupt must not land inside an extension module's initialisation
+    with stop_on_signals():
+        return _generate_all(args, settings)
 
 
 def _generate_all(args: argparse.Namespace, settings: Callable[[int], Any]) -> int:
@@ -123,22 +148,6 @@ def _generate_all(args: argparse.Namespace, settings: Callable[[int], Any]) -> i
              for i in range(args.number)]
     return make_all(tasks, executor=args.executor or "local", jobs=args.jobs, scheduler=args.scheduler,
                     emit=lambda line: print(line, flush=True))
-
-
-def _stop_on_sigterm() -> Any:
-    """SIGTERM (a batch system's time limit, ``kill``) stops like Ctrl-C: journal kept, exit 130.
-
-    Returns the handler it replaced (None off the main thread, where handlers cannot be set)."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return None
-
-    def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt("SIGTERM")
-
-    return signal.signal(signal.SIGTERM, stop)
 
 
 __all__ = ["NAME", "add_parser", "run"]

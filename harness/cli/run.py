@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import BAD_INPUT, command
+from harness.cli.common import BAD_INPUT, check_jobs, command
 from harness.errors import UsageError
 
 NAME = "run"
@@ -42,8 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.runner.config import load_config
     from harness.runner.run import run_campaign, with_overrides
 
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"--jobs must be >= 1, not {args.jobs:g}")
+    check_jobs(args.jobs)
     if args.interval <= 0:
         raise UsageError(f"--interval must be > 0, not {args.interval:g}")
     config = load_config(args.config)  # every problem is reported before any run starts

@@ -11,7 +11,8 @@ import argparse
 import json
 from typing import Any
 
-from harness.cli.common import (BAD_INPUT, add_limits, add_options, check_limits, command, error, limits_of)
+from harness.cli.common import (BAD_INPUT, add_limits, add_options, check_limits, command, error, limits_of,
+                                plugin_help)
 from harness.errors import InputError, UsageError
 
 NAME = "solve"
@@ -32,8 +33,7 @@ def add_parser(sub: Any) -> None:
     from harness.backends.registry import FAMILY
 
     s.add_argument("--backend", "-b", default=None,
-                   help=f"a backend ({', '.join(FAMILY.names())}; battlebench backends lists them) or module:Class "
-                        f"(default: {FAMILY.default})")
+                   help=f"{plugin_help('backend', FAMILY)} (default: {FAMILY.default})")
     s.add_argument("--formulation", "-f", default=None,
                    help="placement | cell | ship-pairs, as the backend has them (default: placement)")
     s.add_argument("--race", default=None, metavar="PAIR,PAIR,...",
@@ -49,11 +49,20 @@ def add_parser(sub: Any) -> None:
                    help="random seed: the same seed, the same run; passed to the solver and named in the pair's "
                         "label when given (default: 0, the backend's own)")
     add_options(s, "backend", "solver=glucose4")
+    s.add_argument("--proof", action="store_const", const="check", default=None,
+                   help="log a proof of the unsat claim (no board; no further board) and check it in the worker by "
+                        "the fastest checker here: the pair's option proof=check (sat, and tool entries that "
+                        "declare a proof format); the result says certified, rejected or unchecked")
+    s.add_argument("--proof-all", dest="proof", action="store_const", const="check-all",
+                   help="as --proof, checked by every checker here (proof=check-all)")
     s.add_argument("--input-format", "--format", dest="input_format", default=None, metavar="FORMAT",
                    help="the puzzles' format if it cannot be told from the file name (--format: its old spelling) "
                         "(default: from the name)")
     s.add_argument("--json", action="store_true", help="one JSON object per puzzle per line")
-    s.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
+    s.add_argument("--in-process", action="store_true",
+                   help="run the pair in this process, without a worker: no warm-up and no process start, but no hard "
+                        "limit either (--time-limit is only the backend's own deadline; --memory-mb and --race are "
+                        "refused); every board is still verified, and --json says \"isolation\": \"in-process\"")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,6 +79,13 @@ def run(args: argparse.Namespace) -> int:
         options["threads"] = args.threads
     if args.seed is not None:
         options["seed"] = args.seed
+    if args.proof is not None:
+        options["proof"] = args.proof
+    if args.in_process and (args.race is not None or args.memory_mb is not None):
+        flag, why = (("--race", "a race needs a worker per pair") if args.race is not None
+                     else ("--memory-mb", "no memory limit holds there"))
+        raise UsageError(f"--in-process runs the pair in this process, without a worker: {why} (leave out "
+                         f"--in-process or {flag})")
     legs = _race_legs(args, options) if args.race is not None else None
     if legs is None:
         args.backend = args.backend or DEFAULT_BACKEND
@@ -111,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 out = res.to_json()
                 out["path"] = str(path)
+                if args.in_process:
+                    out["isolation"] = "in-process"
                 if race is not None:
                     out.update(race.to_detail())
                 print(json.dumps(out), flush=True)
@@ -126,7 +144,7 @@ def _race_legs(args: argparse.Namespace, shared: dict[str, Any]) -> list[tuple[s
     from harness.backends.registry import check_pair
     from harness.tasks.solve.race import parse_leg, split_pairs
 
-    if args.backend or args.formulation or args.option or args.in_process:
+    if args.backend or args.formulation or args.option:
         raise UsageError("--race names its pairs itself: leave out --backend, --formulation and --option "
                          "(options go in brackets: sat[solver=glucose4]/placement)")
     legs = []
@@ -154,6 +172,8 @@ def render(inst: Any, res: Any) -> str:
                 head += "  unique"
             elif res.unique is False:
                 head += f"  not unique ({'' if res.complete else 'at least '}{res.count} boards)"
+    if res.certificate is not None and res.certificate != "trusted":
+        head += f"  {res.claim}: {res.certificate} ({res.certificate_why})"
     t = res.times
     if "build_s" in t:
         head += f"  build {t['build_s']:.3f} s  solve {t['solve_s']:.3f} s"

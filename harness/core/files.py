@@ -7,10 +7,17 @@ runs out of memory: reading stops at :data:`MAX_BYTES`.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 MAX_BYTES = 64 * 1024 * 1024
 """The largest input file read (64 MiB; the largest shipped instance, 100 x 100, is under 30 KiB)."""
+
+
+def sha256_of(path: str | Path) -> str:
+    """The sha256 (hex) of a file of any size, read in blocks (``hashlib.file_digest``)."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def read_text(path: str | Path, limit: int = MAX_BYTES) -> str:

@@ -35,8 +35,10 @@ class Request:
     two keys never do); ``execute()`` is the part the worker does, its failures caught
     and returned (an exception escaping it is recorded as a crash); ``warm()`` imports
     what the runs of this key need, in a new worker before its first run, and returns
-    versions; ``memory_limit_by()`` says how the memory limit holds: ``address-space``
-    (``RLIMIT_AS``) or ``rss`` (sampled from outside).
+    versions; ``kernels()`` names the harness's numba kernel modules that warm-up compiles
+    (the pool says so on stderr when they are not cached yet:
+    :func:`harness.core.jitcache.announce`); ``memory_limit_by()`` says how the memory limit
+    holds: ``address-space`` (``RLIMIT_AS``) or ``rss`` (sampled from outside).
     """
 
     limits: Limits = NO_LIMITS
@@ -50,8 +52,16 @@ class Request:
     def warm(self) -> dict[str, str]:
         return {}
 
+    def kernels(self) -> tuple[str, ...]:
+        return ()
+
     def memory_limit_by(self) -> str:
         return "address-space"
+
+    def budget(self) -> Limits:
+        """The limits the runner holds this request to: its limits, unless it spends time after its answer (a
+        proof's check, :class:`harness.tasks.solve.run.RunRequest`)."""
+        return limits_of(self)
 
 
 def limits_of(request: Any) -> Limits:
@@ -61,6 +71,12 @@ def limits_of(request: Any) -> Limits:
     if isinstance(limits, Limits) and (limits is not NO_LIMITS or not hasattr(request, "time_limit_s")):
         return limits
     return Limits(getattr(request, "time_limit_s", None), getattr(request, "memory_mb", None))
+
+
+def budget_of(request: Any) -> Limits:
+    """:meth:`Request.budget` of ``request`` (its limits for a plugin task's request without the method)."""
+    budget = getattr(request, "budget", None)
+    return budget() if callable(budget) else limits_of(request)
 
 
 @dataclass
@@ -83,6 +99,12 @@ class Executed:
 
     record: dict[str, Any]
     result: Any = None
+    files: dict[str, bytes] | None = None  # what the run keeps beside the store: path in the output folder -> bytes
+
+
+KEPT_FILES = "kept files"
+"""The key under which a record travels with its :attr:`Executed.files` from the executor to the store (taken
+off before the record is stored: :meth:`harness.store.sqlite.ResultsStore.keep`)."""
 
 
 def now_iso() -> str:

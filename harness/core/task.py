@@ -31,7 +31,7 @@ report section (:mod:`harness.core.section`).
 
 from __future__ import annotations
 
-import socket
+import os
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -48,7 +48,7 @@ from harness.core.section import ReportSection
 from harness.core.status import Status, Termination
 from harness.errors import ConfigError, InputError
 
-HOST = socket.gethostname()
+HOST = os.uname().nodename  # socket.gethostname(), without importing socket
 
 
 def base_record(spec: RunSpec, execution: Any = None) -> dict[str, Any]:
@@ -147,6 +147,12 @@ class TaskType:
     @classmethod
     def check_pairs(cls, pairs: list[PairSpec], data: dict[str, Any], path: Path, spec: TaskSpec) -> None:
         """A check over all pairs at once (nothing by default)."""
+
+    @classmethod
+    def configure_pairs(cls, pairs: list[PairSpec], data: dict[str, Any], path: Path) -> list[PairSpec]:
+        """The pairs with what the task's own top-level settings give them (the solve task's ``proof``: the pair
+        option of every pair that can log proofs); as parsed by default."""
+        return pairs
 
     # ------------------------------------------------------------------ campaign
     @classmethod

@@ -36,7 +36,9 @@ import gc
 import os
 import signal
 import sys
+import threading
 import time
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
@@ -109,7 +111,7 @@ def phase(task: SeedTask) -> str:
 # --------------------------------------------------------------------------- one seed
 _CERTIFIERS: dict[tuple[str, float], Any] = {}  # per process: (pair, limit) -> Certifier
 _BUSY = False  # a pool worker is making a seed (SIGTERM interrupts it) or idle (SIGTERM ends it)
-_STOPPED = False  # a pool worker got SIGTERM: the seeds already queued to it are not started
+_STOPPED = False  # this process was stopped: seeds queued to a pool worker are not started, errors mean "interrupted"
 
 
 def _certifier(pair: str, limit_s: float) -> Any:
@@ -175,10 +177,11 @@ def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) 
         return SeedResult(seed, task.name, "failed", f"seed {seed}: cannot write {where}: {exc.strerror or exc}"
                           + (kept if journal.exists() else ""), seconds=time.perf_counter() - t0)
     except KeyboardInterrupt:
-        gc.collect()  # the solvers the traceback held are freed here, not during interpreter shutdown
-        tail = kept + ": the same command resumes from them" if journal.exists() else ""
-        return SeedResult(seed, task.name, "interrupted", f"seed {seed}: interrupted{tail}",
-                          seconds=time.perf_counter() - t0)
+        return _interrupted(task, journal, kept, t0)
+    except Exception:
+        if _STOPPED:  # the stop landed in an extension's code, which turned it into its own error (CI: an
+            return _interrupted(task, journal, kept, t0)  # import of CP-SAT's helper -> "initialization failed")
+        raise
     finally:
         _BUSY = False
     meta = made.instance.meta
@@ -189,15 +192,48 @@ def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) 
     return SeedResult(seed, task.name, "wrote", message, str(meta["expected_status"]), wall)
 
 
+def _interrupted(task: SeedTask, journal: Path, kept: str, t0: float) -> SeedResult:
+    gc.collect()  # the solvers the traceback held are freed here, not during interpreter shutdown
+    tail = kept + ": the same command resumes from them" if journal.exists() else ""
+    return SeedResult(task.seed, task.name, "interrupted", f"seed {task.seed}: interrupted{tail}",
+                      seconds=time.perf_counter() - t0)
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """SIGTERM (a batch system's time limit, ``kill``) and Ctrl-C stop ``generate``: KeyboardInterrupt, with the
+    seed in hand's journal kept (exit 130).  The handlers before are put back after (off the main thread, where
+    handlers cannot be set, nothing changes)."""
+    global _STOPPED
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        global _STOPPED
+        _STOPPED = True  # an error the interrupt causes inside an extension still means "interrupted"
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        _STOPPED = False  # the next command in this process starts afresh
+
+
 # --------------------------------------------------------------------------- executors
 def _pool_worker_init(parent: int | None = None) -> None:
     """A pool worker: SIGTERM interrupts the seed in hand (journal kept) and is ignored by an idle
     worker; Ctrl-C is left to the parent, which forwards it as SIGTERM; it dies with the parent (a
     ``kill -9`` of ``generate`` leaves no worker writing journals; its certifier's workers follow it)."""
+    from harness.generate.oracle import preload
     from harness.runner.worker import die_with_parent
 
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    preload()  # before the handler below: an interrupt must not land inside an extension module's initialisation
 
     def stop(signum: int, frame: Any) -> None:
         global _STOPPED
@@ -322,8 +358,26 @@ class _Dask:
             self.cluster.close()
 
 
-def _spread(tasks: list[SeedTask], runner: Any) -> Iterator[SeedResult | None]:
-    """Submit every task; yield results as they finish (None: a heartbeat)."""
+@contextmanager
+def _stop_between_waits() -> Iterator[threading.Event]:
+    """While the parent waits on its workers, Ctrl-C and SIGTERM set an event that :func:`_spread` turns into
+    KeyboardInterrupt between two waits: raised from the handler, it could land inside the lock a wait holds
+    (``Condition.wait``'s ``_acquire_restore`` then failed with "release unlocked lock", exit 1 not 130).
+    The handlers in place before are put back after (off the main thread, none can be set: nothing changes)."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = {signum: signal.signal(signum, lambda *_: stop.set()) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _spread(tasks: list[SeedTask], runner: Any, stop: threading.Event | None = None) -> Iterator[SeedResult | None]:
+    """Submit every task; yield results as they finish (None: a heartbeat); KeyboardInterrupt once ``stop`` is set."""
     from harness.runner.local import HEARTBEAT_S
 
     pending = set()
@@ -331,10 +385,12 @@ def _spread(tasks: list[SeedTask], runner: Any) -> Iterator[SeedResult | None]:
         pending.add(runner.submit(task))
     while pending:
         done, pending = runner.wait(pending, HEARTBEAT_S)
+        if stop is not None and stop.is_set():
+            raise KeyboardInterrupt("SIGTERM")
         if not done:
             yield None
         for future in done:
-            task = runner.futures[future]
+            task = runner.futures.pop(future)  # shown once: the drain after a stop reports only those left
             try:
                 yield future.result()
             except Exception as exc:  # noqa: BLE001 - the worker process itself died
@@ -367,8 +423,18 @@ def make_all(tasks: list[SeedTask], *, executor: str = "local", jobs: int = 1, s
     for task in kept:
         journal_path(task.settings, task.seed, Path(task.out) / PARTIAL_DIR).unlink(missing_ok=True)
         emit(f"kept {task.path} (made by the same command)")
+    with ExitStack() as scope:
+        stop = None if runner is None else scope.enter_context(_stop_between_waits())
+        results = _in_process(todo, sys.stderr) if runner is None else _spread(todo, runner, stop)
+        failed, interrupted = _collect(results, runner, emit, progress)
+    return 130 if interrupted else 1 if failed else 0
+
+
+def _collect(results: Iterator[SeedResult | None], runner: Any, emit: Callable[[str], None],
+             progress: Any) -> tuple[bool, bool]:
+    """Show every result as it comes; on an interrupt stop the runner and report the seeds in flight.
+    Returns (a seed failed, interrupted)."""
     failed = interrupted = False
-    results: Iterator[SeedResult | None] = _in_process(todo, sys.stderr) if runner is None else _spread(todo, runner)
     try:
         try:
             for result in results:
@@ -387,7 +453,7 @@ def make_all(tasks: list[SeedTask], *, executor: str = "local", jobs: int = 1, s
         if runner is not None:
             runner.close()
         progress.close(interrupted=interrupted)
-    return 130 if interrupted else 1 if failed else 0
+    return failed, interrupted
 
 
 def _drain(runner: Any, emit: Callable[[str], None], progress: Any, timeout_s: float = 30.0) -> None:
@@ -418,4 +484,5 @@ def _show(result: SeedResult, emit: Callable[[str], None], progress: Any) -> Non
         progress.update(result.record)
 
 
-__all__ = ["EXECUTORS", "SeedResult", "SeedTask", "close_certifiers", "made_by", "make_all", "make_seed"]
+__all__ = ["EXECUTORS", "SeedResult", "SeedTask", "close_certifiers", "made_by", "make_all", "make_seed",
+           "stop_on_signals"]

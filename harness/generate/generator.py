@@ -369,6 +369,14 @@ def certificate(result: SolveResult, pair: str, task: str = "count-2") -> dict[s
     if result.solver_reported_s is not None:
         cert["solver_reported_s"] = round(result.solver_reported_s, 4)
     cert["versions"] = dict(result.versions)
+    if result.claim:  # unsat, or "no further board" (the uniqueness claim), and how it was established
+        cert.update(claim=result.claim, certified=result.certificate, how=result.certificate_why)
+    proof = result.proof
+    if proof is not None:
+        cert["proof"] = {"format": proof.format, "bytes": proof.proof_bytes, "sha256": proof.proof_sha256,
+                         "cnf_sha256": proof.cnf_sha256,
+                         "checks": [{"checker": c.checker, "outcome": c.outcome, "cpu_s": round(c.cpu_s, 4),
+                                     "wall_s": round(c.wall_s, 4)} for c in proof.checks]}
     return cert
 
 
@@ -452,6 +460,9 @@ def generate(settings: Settings, seed: int, certifier: Certifier, journal_dir: P
     else:
         puzzle, result, unsat_note = _break_until_unsat(puzzle, planted, settings, seed, rng, certifier)
     t_cert = time.perf_counter()
+    if result.options.get("proof", "off") != "off" and result.claim and result.certificate != "certified":
+        raise GenerationError(f"seed {seed}: certification by {settings.certify}: the claim {result.claim!r} is "
+                              f"{result.certificate}, not certified ({result.certificate_why})")
 
     cert = certificate(result, settings.certify)
     race = getattr(certifier, "last_race", None)
@@ -507,6 +518,8 @@ def _meta(settings: Settings, seed: int, planted: Board, puzzle: Instance, cert:
     else:
         expected = {"expected_status": "sat", "expected_count": "many",
                     "expected_evidence": f"count-2 by {pair}: 2 verified boards"}
+    if cert.get("certified") == "certified":  # the claim (unsat; no further board) proven, and by what
+        expected["expected_evidence"] += f"; its claim {cert['claim']!r} certified: {cert['how']}"
     hints = "no hints" if not puzzle.hints else f"{len(puzzle.hints)} {settings.label().split('-')[0]} " + (
         "piece hints" if settings.piece_hints else "hints")
     title = f"{settings.rows}x{settings.cols} puzzle, {hints}" + (f", unsat ({unsat['cause']})" if unsat else "")

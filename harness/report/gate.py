@@ -61,6 +61,10 @@ class CheckOptions:
     allow_incomplete: bool = False
     allow_errors: bool = False
     allow_unverified: bool = False
+    proofs: bool = False  # check every stored proof again (harness.proofs.recheck)
+    proof_limit_s: float | None = 600.0  # each checker's time on each stored proof
+    checkers: tuple[str, ...] | None = None  # the checkers that check stored proofs again (None: all at hand)
+    proof_jobs: int = 1  # stored proofs checked again at a time
 
 
 def _plural(n: int, word: str) -> str:
@@ -113,6 +117,7 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     failures += _agreement(df, parts, Path(results), opts, out)
     agains = _verdicts(df, parts, Path(results), out, failures)
     allowed = _unverified(agains, opts, out, failures)
+    failures += _claims(df, Path(results), opts, out)
     if baseline is not None:
         failures += _coverage(baseline, df, opts, limits, out)
         failures += _regressions(baseline, df, opts, limits, out)
@@ -229,6 +234,38 @@ def _verdicts(df: pd.DataFrame, parts: list[Part], results: Path, out: TextIO, f
             failures.append(_plural(len(again.mismatches), "stored result") + " contradicted when judged again")
         print(f"verdicts: {again.sentence()}", file=out)
     return agains
+
+
+def _claims(df: pd.DataFrame, results: Path, opts: CheckOptions, out: TextIO) -> list[str]:
+    """How the runs' claims (unsat, no further board) were established; a rejected one fails; with ``proofs``,
+    every stored proof checked again (:mod:`harness.proofs.recheck`): a contradiction fails, and so does
+    checking nothing."""
+    from harness.proofs.recheck import claims_line, recheck_proofs
+    from harness.report.data import clean
+
+    if "claim" not in df.columns:
+        records: list[dict] = []
+    else:
+        records = [{k: clean(v) for k, v in r.items()} for r in df.to_dict("records")]
+    line, rejected = claims_line(records)
+    if line:
+        print(line, file=out)
+    failures = [_plural(rejected, "claim") + " whose proof a checker refused"] if rejected else []
+    if not opts.proofs:
+        return failures
+    again = recheck_proofs(records, results, opts.proof_limit_s, checkers=opts.checkers, jobs=opts.proof_jobs)
+    for instance, pair, stored, now in again.mismatches[:10]:
+        print(f"proofs: {instance} {pair}: stored {stored!r}, checked again: {now}", file=out)
+    if len(again.mismatches) > 10:
+        print(f"proofs: ... and {len(again.mismatches) - 10} more", file=out)
+    if not again.checked:
+        print("proofs: the store keeps no proof to check again (runs with the pair option proof = \"check\" "
+              "keep theirs)", file=out)
+        return failures + ["no stored proof was checked again"]
+    print(f"proofs: {again.sentence()}", file=out)
+    if again.mismatches:
+        failures.append(_plural(len(again.mismatches), "stored proof") + " contradicted when checked again")
+    return failures
 
 
 def _unverified(agains: list, opts: CheckOptions, out: TextIO, failures: list[str]) -> int:

@@ -70,6 +70,8 @@ def status_again(rec: dict[str, Any], boards: list, verdicts: list[str]) -> str 
     except ValueError:
         return None
     exhausted = bool(rec.get("exhausted")) and str(termination) not in _LATE
+    if rec.get("certificate") == "rejected":  # a checker refused the claim's proof (harness.proofs.claims)
+        return "wrong"
     return str(classify(question, termination, len(boards), exhausted, all(v.startswith("ok") for v in verdicts)))
 
 

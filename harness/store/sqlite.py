@@ -417,6 +417,22 @@ class ResultsStore:
         self.extra.update(new)
         self._select = ", ".join([self._select, *new])
 
+    def keep(self, files: dict[str, bytes]) -> None:
+        """Write files a run keeps beside the store (``proofs/SHA.cnf.gz``: a path inside the store's folder ->
+        its bytes), each whole or not at all (written aside, then renamed); before its record is added, so a
+        stored record's files exist."""
+        import tempfile
+
+        for name, data in files.items():
+            target = (self.directory / name).resolve()
+            if self.directory.resolve() not in target.parents:
+                raise ValueError(f"a kept file must stay inside {self.directory}: {name!r}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, aside = tempfile.mkstemp(dir=target.parent, prefix=".keep-")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(aside, target)
+
     def add(self, record: dict[str, Any]) -> bool:
         """Store one run record and commit it; False (nothing written) if its run_id is stored.
 

@@ -23,7 +23,8 @@ from harness.tools.parsers import PARSERS, ToolOutput
 
 FORMATS = ("cnf", "wcnf", "opb", "lp", "mps", "smt2", "xcsp3", "fzn", "asp")  # the formats the tool backend writes
 FIELDS = {"format", "command", "output", "parser", "version", "version_pattern", "install", "enumerate",
-          "enumerate_all"}
+          "enumerate_all", "proof", "proof_args"}
+PROOF_FORMATS = ("drup", "drat")  # what a tool entry's ``proof`` may declare (text: what the checkers read)
 # {seed1}: seed + 1, for tools whose 0 means "the clock"; {python}: this Python; {package:NAME}: the folder of
 # the installed Python package NAME (a binary or jar a package ships)
 # {enumerate} (a whole argument): where the arguments of the tool's own enumeration go (default: at the end)
@@ -67,6 +68,8 @@ class Tool:
     origin: str = "built-in"
     enumerate: tuple[str, ...] = ()  # arguments asking for {k} models (its own enumeration), if it has one
     enumerate_all: tuple[str, ...] = ()  # arguments asking for every model
+    proof: str = ""  # the proof format it writes of an unsat answer ("drat", "drup"), if it writes one
+    proof_args: tuple[str, ...] = ()  # the arguments that make it write that proof to {proof} (after the command)
     own_parser: Callable[[str, str], ToolOutput] | None = field(default=None, compare=False, repr=False)
 
     def parse(self, stdout: str, out: str) -> ToolOutput:
@@ -92,12 +95,16 @@ class Tool:
                     return f"tool {self.name!r} is not installed here ({path} not found){how}"
         return None
 
-    def argv(self, file: Path, out: Path, seed: int, enumerate_args: list[str] | None = None) -> list[str]:
+    def argv(self, file: Path, out: Path, seed: int, enumerate_args: list[str] | None = None,
+             proof: Path | None = None) -> list[str]:
         """The command for one call; ``enumerate_args`` (:meth:`enumerate_args`) go where the command has the
-        argument ``{enumerate}``, else at its end (without them, ``{enumerate}`` is dropped)."""
+        argument ``{enumerate}``, else at its end (without them, ``{enumerate}`` is dropped); with ``proof``, the
+        entry's ``proof_args`` (``{proof}`` filled in) after everything."""
         values = {"file": str(file), "out": str(out), "seed": str(seed), "seed1": str(seed + 1),
                   "python": sys.executable}
         extra = list(enumerate_args or [])
+        if proof is not None:
+            extra += [a.replace("{proof}", str(proof)) for a in self.proof_args]
         out_argv: list[str] = []
         for a in self.command:
             if a == "{enumerate}":
@@ -154,6 +161,15 @@ def _entry(name: str, table: object, where: str) -> Tool:
     if own is None and table["output"] not in PARSERS:
         raise UsageError(f"{where}: tools.{name}: output {table['output']!r} names no parser "
                          f"({', '.join(sorted(PARSERS))})")
+    if "proof" in table or "proof_args" in table:
+        if table.get("proof") not in PROOF_FORMATS or table["format"] != "cnf":
+            raise UsageError(f"{where}: tools.{name}: proof must be one of {', '.join(PROOF_FORMATS)}, for a tool "
+                             "of format cnf (the checkers read DIMACS)")
+        args = table.get("proof_args")
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args) or \
+                not any("{proof}" in a for a in args):
+            raise UsageError(f"{where}: tools.{name}: proof_args must be a list of strings with {{proof}} (where "
+                             "the tool writes its proof)")
     for key in ("command", "version", "enumerate", "enumerate_all"):
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(a, str) for a in value) or (key == "command"
@@ -179,7 +195,8 @@ def _entry(name: str, table: object, where: str) -> Tool:
         raise UsageError(f"{where}: tools.{name}: version_pattern is not a regular expression: {exc}") from None
     return Tool(name, table["format"], tuple(table["command"]), table.get("parser") or table["output"],
                 tuple(table.get("version", ())), pattern, str(table.get("install", "")), where,
-                tuple(table.get("enumerate", ())), tuple(table.get("enumerate_all", ())), own)
+                tuple(table.get("enumerate", ())), tuple(table.get("enumerate_all", ())),
+                str(table.get("proof", "")), tuple(table.get("proof_args", ())), own)
 
 
 def _own_parser(target: object, what: str, where: str) -> Callable[[str, str], ToolOutput]:

@@ -77,8 +77,9 @@ DIFFERENCES = {  # flag: (the commands that have it, why they may differ)
                                                "default); solve's is the old spelling of --input-format"),
     "--out": (("run", "report", "compare", "export", "generate", "write"),
               "a folder everywhere; export's --out may still name the table's file (what it did before --file)"),
-    "--jobs": (("run", "generate"), "run's default is the config's jobs (none: not overridden); generate has no "
-                                    "config (1)"),
+    "--jobs": (("run", "check", "generate"), "how many at a time: runs (run's default is the config's jobs, none: "
+                                             "not overridden), stored proofs checked again (check, 1), puzzles "
+                                             "(generate has no config, 1)"),
     "-j": (("run", "generate"), "as --jobs"),
     "--seed": (("solve", "play", "generate"), "one meaning (the random seed; the same seed, the same run), default 0 "
                                               "everywhere: solve's none passes no seed, so the backend's own 0 holds "
@@ -138,3 +139,50 @@ def test_the_grace_is_the_campaigns_everywhere():
 ])
 def test_the_new_spellings_and_the_old_ones_parse(argv, dest, value):
     assert getattr(build_parser().parse_args(argv), dest) == value
+
+
+def _built(parser: argparse.ArgumentParser) -> list[str]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return list(action.choices)
+
+
+@pytest.mark.parametrize("argv, built", [
+    (["solve", "p.toml", "-b", "sat"], ["solve"]),
+    (["--version"], []),
+    ([], []),  # the error: a command is required
+    (["--help"], list(COMMANDS)),
+    (["--he"], list(COMMANDS)),  # argparse's abbreviation of --help
+    (["-h", "solve"], list(COMMANDS)),
+    (["nosuch"], list(COMMANDS)),  # its error lists every command
+])
+def test_a_run_builds_only_the_parser_its_command_needs(argv, built):
+    """``battlebench solve`` builds (and imports) solve's parser alone, ``--version`` none."""
+    from harness.cli import parser_for
+
+    assert _built(parser_for(argv)) == built
+
+
+def test_a_word_that_is_no_command_is_refused_naming_the_commands(capsys):
+    from harness.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["slove", "p.toml"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "invalid choice: 'slove'" in err and "'solve'" in err and "'conform'" in err, err
+
+
+def test_the_plugin_options_list_the_built_ins_without_reading_entry_points():
+    """--backend, --counter and --strategy name the built-ins; ``battlebench backends`` lists the installed
+    plugins too, so building the parsers reads no entry point (a fresh process: importlib.metadata stays out)."""
+    import sys
+
+    import procs
+
+    code = ("import sys; from harness.cli import build_parser; build_parser(('solve', 'count', 'play')); "
+            "print('importlib.metadata' in sys.modules)")
+    out = procs.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr[-2000:]
+    from harness.backends.registry import FAMILY
+
+    (action,) = [a for a in SUB["solve"]._actions if "--backend" in a.option_strings]
+    assert action.help.startswith(f"a backend ({', '.join(FAMILY.builtins)}; battlebench backends lists them")

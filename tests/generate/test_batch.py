@@ -11,6 +11,7 @@ import time
 import pytest
 
 from harness.cli import main
+from harness.generate.batch import SeedResult
 from harness.generate.journal import PARTIAL_DIR
 from harness.puzzle.formats import read_instance
 import procs
@@ -110,6 +111,88 @@ def test_sigterm_stops_every_seed_in_flight_with_its_journal_and_the_same_comman
                  "--out", str(tmp_path / "ref")]) == 0  # uninterrupted, one at a time
     assert _made(out) == _made(tmp_path / "ref")
     assert not (out / PARTIAL_DIR).exists()
+
+
+class _WaitsInALock:
+    """A runner whose one seed never ends and whose ``wait`` gets SIGTERM while it sits in ``Condition.wait``."""
+
+    def __init__(self):
+        import threading
+
+        self.futures, self.waits, self.interrupted = {}, 0, False
+        self.cond = threading.Condition()
+
+    def submit(self, task):
+        from concurrent.futures import Future
+
+        future = Future()
+        self.futures[future] = task
+        return future
+
+    def wait(self, pending, timeout):
+        import threading
+
+        self.waits += 1
+        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGTERM)).start()  # arrives inside the wait below
+        with self.cond:
+            self.cond.wait(0.3)
+        return set(), pending
+
+    def interrupt(self):
+        self.interrupted = True
+        for future, task in self.futures.items():
+            future.set_result(SeedResult(task.seed, task.name, "interrupted", f"seed {task.seed}: interrupted"))
+
+    def close(self):
+        pass
+
+
+def test_sigterm_during_the_parents_wait_stops_at_the_next_wait_and_restores_the_handler(tmp_path, monkeypatch, capsys):
+    """CI once exited 1: the handler raised inside ``Condition.wait`` ("release unlocked lock")."""
+    import harness.generate.batch as batch
+    from harness.generate.generator import Settings
+
+    runner = _WaitsInALock()
+    monkeypatch.setattr(batch, "_Pool", lambda jobs: runner)
+    before = signal.getsignal(signal.SIGTERM)
+    with batch.stop_on_signals():  # the command's own handler, which raises KeyboardInterrupt
+        raising = signal.getsignal(signal.SIGTERM)
+        code = batch.make_all([batch.SeedTask(Settings(7, 7), 1, str(tmp_path), 60.0)], jobs=2)
+        assert signal.getsignal(signal.SIGTERM) is raising  # put back after the pool's wait
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert code == 130 and runner.interrupted and runner.waits == 1
+    assert "seed 1: interrupted" in capsys.readouterr().err
+
+
+def test_an_error_an_interrupt_causes_inside_an_extension_still_means_interrupted(tmp_path, monkeypatch):
+    """CI: SIGTERM during the import of CP-SAT's helper became ImportError("initialization failed")."""
+    import harness.generate.batch as batch
+    from harness.errors import BackendUnavailable
+    from harness.generate.generator import Settings
+
+    stop = []
+
+    def broken(*args, **kwargs):
+        try:
+            if stop:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)
+        except KeyboardInterrupt:  # what pybind11 does with an interrupt during a module's initialisation
+            pass
+        raise BackendUnavailable("cannot import ortools' CP-SAT helper module: initialization failed")
+
+    monkeypatch.setattr(batch, "generate", broken)
+    task = batch.SeedTask(Settings(7, 7), 1, str(tmp_path), 60.0)
+    with batch.stop_on_signals():
+        with pytest.raises(BackendUnavailable):  # not stopped: the error is the seed's own
+            batch.make_seed(task, certifier=object())
+        stop.append(True)
+        result = batch.make_seed(task, certifier=object())
+        assert result.outcome == "interrupted" and result.message == "seed 1: interrupted"
+        assert batch.make_seed(task, certifier=object()).outcome == "not started"  # the process is stopping
+    stop.clear()
+    with pytest.raises(BackendUnavailable):  # the next command in this process starts afresh
+        batch.make_seed(task, certifier=object())
 
 
 def test_certify_by_a_race_records_the_winner_and_the_command_reproduces(tmp_path, capsys):

@@ -96,3 +96,26 @@ def test_generate_puts_the_sigterm_handler_back(tmp_path):
     assert main(["generate", "--rows", "6", "--cols", "6", "--fleet", "1:2,2:1", "--hints", "unique",
                  "--certify", "sat/cell", "--out", str(tmp_path)]) == 0
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_generate_proof_certifies_each_claim_by_a_checked_proof_recorded_in_the_file(tmp_path, capsys):
+    from harness.proofs.checkers import available_checkers
+
+    if not available_checkers("drup"):
+        pytest.skip("no proof checker installed")
+    base = ["generate", "--rows", "7", "--cols", "7", "--fleet", "1:2,2:1,3:1", "--hints", "minimal", "--seed", "4"]
+    assert main([*base, "--proof", "--out", str(tmp_path / "unique")]) == 0
+    assert main([*base, "--proof", "--unsat", "clue-sum", "--out", str(tmp_path / "unsat")]) == 0
+    for folder, claim in (("unique", "no further board"), ("unsat", "unsat")):
+        [path] = (tmp_path / folder).glob("*.toml")
+        meta = read_instance(path).meta
+        cert = meta["certificate"]
+        assert cert["pair"] == "sat[proof=check]/placement" and cert["claim"] == claim
+        assert cert["certified"] == "certified" and len(cert["proof"]["sha256"]) == 64
+        assert any(c["outcome"] == "accepted" for c in cert["proof"]["checks"])
+        assert f"its claim {claim!r} certified: accepted by" in meta["expected_evidence"]
+        assert "--certify 'sat[proof=check]/placement'" in meta["command"]  # the command reproduces it
+    capsys.readouterr()
+    assert main([*base, "--proof", "--certify", "cpsat/placement", "--out", str(tmp_path / "no")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "proof" in err[0] and "cpsat" in err[0]

@@ -16,6 +16,7 @@ as ``docs/reference/records.md`` documents them for this task.  A race of pairs 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,20 @@ from harness.core.tables import configured_options, get, toml_type, unknown
 from harness.core.task import (RACE, Executed, PairSpec, ReportSection, RunSpec, Subject, TaskSpec, TaskType,
                                base_record, error_record, forms_message, read_subject)
 from harness.errors import ConfigError, InputError
-from harness.tasks.solve.race import parse_leg, race
+from harness.proofs.recheck import PROOFS_DIR
 from harness.tasks.solve.run import BuildRequest, Built, RunRequest, ResolvedPair, SolveResult, judge_execution
-from harness.tasks.solve.section import RACE_NOTE, SolveSection, corrected_solvers, mislabelled, true_solver
+
+# A worker unpickles a RunRequest (harness.tasks.solve.run), which imports this package first: the races (and the
+# runner's pool they drive) and the report's section are imported where they are used, not here.
+_SECTION_NAMES = ("RACE_NOTE", "SolveSection", "corrected_solvers", "mislabelled", "true_solver")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SECTION_NAMES:
+        from harness.tasks.solve import section
+
+        return getattr(section, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _PAIR_KEYS = ("backend", "formulation", "options")
 
@@ -78,8 +90,43 @@ class SolveTask(TaskType):
         "boards": "every board returned, verified or not (JSON)",
         "detail": "the solver's words; a race's legs (JSON)",
     }
+    extra_columns = {  # the claim beyond the boards and how it was established (harness.proofs.claims)
+        "claim": ("TEXT", "what a decided, exhausted run says no board shows: unsat | no further board; null: none"),
+        "certificate": ("TEXT", "how the claim was established: certified | trusted | rejected | unchecked"),
+        "checker": ("TEXT", "NAME VERSION of every checker that judged the claim's proof, comma-separated"),
+        "proof_format": ("TEXT", "the logged proof's format: drup | drat"),
+        "proof_bytes": ("INTEGER", "the logged proof's size in bytes"),
+        "proof_sha256": ("TEXT", "sha256 of the proof; kept as OUTPUT/proofs/SHA.FORMAT.gz"),
+        "cnf_sha256": ("TEXT", "sha256 of the exact CNF proven (blocking clauses included); OUTPUT/proofs/SHA.cnf.gz"),
+        "check_s": ("REAL", "wall seconds of the proof's checks, in the worker (not in wall_s)"),
+        "check_cpu_s": ("REAL", "CPU seconds of the proof's checks (not in cpu_s)"),
+        "checks": ("TEXT", "JSON: every check of the proof: checker, outcome, reason, cpu_s, wall_s"),
+        "proof_note": ("TEXT", "how the proof file differs from what the solver logged, or why it was not kept"),
+    }
     family = "harness.backends.registry:FAMILY"
     pair_keys = (*_PAIR_KEYS, "race")
+    settings_keys = ("proof",)
+
+    @classmethod
+    def configure_pairs(cls, pairs: list[PairSpec], data: dict[str, Any], path: Path) -> list[PairSpec]:
+        """``proof = "check"`` (or ``"check-all"``) at the top of a config: the ``proof`` option of every pair that
+        can log a proof with its options and sets none itself; the others' claims stay the solver's word."""
+        from harness.proofs.claims import PROOF_MODES
+
+        mode = get(data, "proof", str, path)
+        if mode is None:
+            return pairs
+        if mode not in PROOF_MODES:
+            raise ConfigError(path, "proof", f"must be one of {', '.join(PROOF_MODES)}, not {mode!r}")
+        out = []
+        for pair in pairs:
+            if not pair.legs and "proof" not in pair.option_dict:
+                solver = get_backend(pair.plugin)
+                if "proof" in solver.declared_options() and \
+                        solver.proof_format(solver.resolve_options(pair.option_dict)) is not None:
+                    pair = replace(pair, options=tuple(sorted({**pair.option_dict, "proof": mode}.items())))
+            out.append(pair)
+        return out
 
     # ------------------------------------------------------------------ config
     @classmethod
@@ -131,11 +178,14 @@ class SolveTask(TaskType):
                                 spec.options, spec.limits)
         execution = pool.execute(request)
         result = judge_execution(request, execution)
-        return Executed(self.record(spec, execution, result), result)
+        kept = {f"{PROOFS_DIR}/{name}": data for name, data in result.proof.files.items()} if result.proof else None
+        return Executed(self.record(spec, execution, result), result, kept)
 
     def _race(self, pool: Any, spec: RunSpec) -> Executed:
         """A racing portfolio (:mod:`harness.tasks.solve.race`): the standing leg's answer, the race's wall time,
         every leg's CPU time; ``detail`` (JSON) names the winner and how each leg ended."""
+        from harness.tasks.solve.race import race
+
         question = question_of(spec.task)
         requests = []
         for leg in spec.pair.legs:
@@ -186,12 +236,30 @@ class SolveTask(TaskType):
             solver_version=solver_label(cls, resolved, versions) if cls is not None else None,
             versions=dumps(versions), boards=dumps([list(b.rows) for b in result.boards]),
             verdicts=dumps(result.verdicts), error=result.error or "", detail=result.detail or "",
+            claim=result.claim, certificate=result.certificate,
         )
+        if result.certificate == "rejected":
+            rec["verdict"] = f"proof rejected: {result.certificate_why}"
+        proof = result.proof
+        if proof is not None:  # the run's times are the solve's (judge_execution took the proof stage out)
+            from dataclasses import asdict
+
+            limit = spec.limits.time_s
+            rec.update(wall_s=result.times["wall_s"], cpu_s=result.times["cpu_s"],
+                       overshoot_s=max(result.times["wall_s"] - limit, 0.0) if limit is not None else 0.0)
+
+            judged = [c for c in proof.checks if c.outcome != "unfinished"]
+            rec.update(checker=", ".join(c.checker for c in judged) or None, proof_format=proof.format,
+                       proof_bytes=proof.proof_bytes, proof_sha256=proof.proof_sha256, cnf_sha256=proof.cnf_sha256,
+                       check_s=proof.check_wall_s, check_cpu_s=proof.check_cpu_s,
+                       checks=dumps([asdict(c) for c in proof.checks]), proof_note=proof.note or None)
         return rec
 
     # ------------------------------------------------------------------ report
     @classmethod
     def section(cls) -> ReportSection:
+        from harness.tasks.solve.section import SolveSection
+
         return SolveSection()
 
 
@@ -215,6 +283,8 @@ def _race(entry: dict[str, Any], path: Path, where: str) -> PairSpec:
     portfolio of two or more pairs (labels as strings, or tables as in ``[[pairs]]``)."""
     if set(entry) != {"race"}:
         raise ConfigError(path, where, "a race pair has only 'race' (its pairs carry backend, formulation, options)")
+    from harness.tasks.solve.race import parse_leg
+
     raw = get(entry, "race", list, path, where=f"{where}.race")
     legs: list[PairSpec] = []
     for i, item in enumerate(raw):

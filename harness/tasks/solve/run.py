@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import functools
 import json
-import platform
 import time
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from harness import __version__
@@ -81,6 +80,10 @@ class SolveResult:
     solver_reported_s: float | None = None
     detail: str = ""
     error: str = ""
+    claim: str | None = None  # what the run says beyond its boards (harness.proofs.claims): unsat, no further board
+    certificate: str | None = None  # how the claim was established: certified, trusted, rejected, unchecked
+    certificate_why: str = ""
+    proof: Any = None  # the ProofReport of the claim's proof, when one was logged
 
     @property
     def decided(self) -> bool:
@@ -97,7 +100,15 @@ class SolveResult:
         return True if self.complete and self.count == 1 else None
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
+        proof, self.proof = self.proof, None  # its compressed files are not the CLI's to show
+        try:
+            d = asdict(self)
+        finally:
+            self.proof = proof
+        if proof is not None:
+            d["proof"] = {"format": proof.format, "proof_bytes": proof.proof_bytes,
+                          "proof_sha256": proof.proof_sha256, "cnf_sha256": proof.cnf_sha256,
+                          "checks": [asdict(c) for c in proof.checks], "note": proof.note}
         d["unique"] = self.unique
         d["status"] = str(self.status)
         d["termination"] = str(self.termination)
@@ -118,6 +129,8 @@ class SolveResult:
 
 @functools.lru_cache(maxsize=None)
 def _library_versions(cls: Any, opts: str | None) -> tuple[tuple[str, str], ...]:
+    import platform  # its import compiles regexes: paid where versions are read, not by every parent
+
     out = {"battlebench": __version__, "python": platform.python_version()}
     try:
         out.update(cls.versions() if opts is None else cls.run_versions(json.loads(opts)))
@@ -159,14 +172,23 @@ class Outcome(WorkerOutcome):
     times: dict[str, float] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
+    proof: Any = None  # the proof stage's ProofReport (harness.proofs.stage), when a proof was logged
 
     def summary(self) -> str:
         return f"{len(self.boards)} board(s), exhausted={self.exhausted}"
 
 
-def execute(instance: Instance, pair: ResolvedPair, time_s: float | None = None) -> Outcome:
+def proving(pair: ResolvedPair) -> bool:
+    """Whether the pair logs and checks a proof of its claims (its ``proof`` option is on)."""
+    return pair.options.get("proof", "off") != "off"
+
+
+def execute(instance: Instance, pair: ResolvedPair, time_s: float | None = None,
+            memory_mb: int | None = None) -> Outcome:
     """Build and enumerate in this process (imports the backend's solver); no verification.  ``time_s`` is the
-    run's time limit: the backend gets what remains of it after the build."""
+    run's time limit: the backend gets what remains of it after the build.  With ``proof`` on, the proof of an
+    exhausted search is checked after it (:func:`harness.proofs.stage.prove`, within ``time_s`` again and
+    ``memory_mb``); the model's precheck does not answer for the solver then (its claim would have no proof)."""
     cls = pair.solver_class
     out = Outcome()
     t0 = time.perf_counter()
@@ -179,7 +201,7 @@ def execute(instance: Instance, pair: ResolvedPair, time_s: float | None = None)
             "placements": model.stats["placements_kept"],
             "placements_total": model.stats["placements_total"],
         }
-        if model.infeasible is not None:  # no native model is needed to answer
+        if model.infeasible is not None and not proving(pair):  # no native model is needed to answer
             t_build = time.perf_counter()
             answer = Answer(exhausted=True, detail=f"decided by the model precheck: {model.infeasible}")
         else:
@@ -190,6 +212,10 @@ def execute(instance: Instance, pair: ResolvedPair, time_s: float | None = None)
             remaining = None if time_s is None else max(time_s - (t_build - t0), 0.0)
             answer = solver.enumerate(pair.question.limit, remaining)
         t_solve = time.perf_counter()
+        if answer.proof is not None:
+            from harness.proofs.stage import prove
+
+            out.proof = prove(answer.proof, pair.options["proof"], time_s, memory_mb)
     except MemoryError as exc:  # its own message when it has one (a tool's measuring layer says what ended it)
         out.failure, out.error = "memout", f"MemoryError: {exc or 'the run went over its memory limit'}"
         out.times = {"total_s": time.perf_counter() - t0}
@@ -211,7 +237,7 @@ def execute(instance: Instance, pair: ResolvedPair, time_s: float | None = None)
             "model_s": t_model - t0,
             "build_s": t_build - t0,
             "solve_s": t_solve - t_build,
-            "total_s": time.perf_counter() - t0,
+            "total_s": time.perf_counter() - t0 - (out.proof.wall_s if out.proof is not None else 0.0),
         }
     out.versions = _versions(cls, pair.options)
     return out
@@ -263,7 +289,27 @@ def judge(
     result.status = classify(task, termination, result.count, outcome.exhausted and not late,
                              all(v.ok for v in verdicts))
     result.complete = outcome.exhausted and not late and result.status in (Status.SAT, Status.UNSAT)
+    if result.complete:
+        _certify(result, pair, outcome)
     return result
+
+
+def _certify(result: SolveResult, pair: ResolvedPair, outcome: Outcome) -> None:
+    """The claim of a decided, exhausted run and how it was established (:mod:`harness.proofs.claims`); a proof a
+    checker refused makes the run wrong."""
+    from harness.proofs.claims import certificate_of, claim_of
+
+    result.claim = claim_of(result.count, True)
+    result.proof = outcome.proof
+    if outcome.proof is not None:
+        result.certificate, result.certificate_why = certificate_of(outcome.proof.checks, True)
+    elif proving(pair):
+        result.certificate, result.certificate_why = "trusted", "proof on, but the backend logged no proof"
+    else:
+        result.certificate, result.certificate_why = certificate_of((), False)
+    if result.certificate == "rejected":
+        result.status, result.complete = Status.WRONG, False
+        result.error = result.error or f"the claim {result.claim!r} is wrong: {result.certificate_why}"
 
 
 def solve_in_process(
@@ -291,13 +337,16 @@ def build_in_process(instance: Instance, pair: ResolvedPair) -> dict[str, Any]:
             "placements": model.stats["placements_kept"]}
 
 
-def warm_up(backend: str) -> dict[str, str]:
+def warm_up(backend: str, formulation: str | None = None) -> dict[str, str]:
     """Import the backend's solver library (and the modules its first build and solve
-    load lazily) so that no run's build time pays for it."""
+    load lazily) so that no run's build time pays for it: a count of a two-cell puzzle in
+    ``formulation`` (the first run's: the solver library is the same for every formulation),
+    or in every formulation when none is named.  With the backend's default options, never
+    the run's: a run's tool or option may hang or fail, and the warm-up has no run's limits."""
     cls = get_backend(backend)
     tiny = Instance(rows=1, cols=2, fleet={1: 1}, row_clues=(1,), col_clues=(None, None), name="warm-up")
-    for formulation in cls.formulations:
-        solve_in_process(tiny, backend, formulation, Question.count(0), time_limit_s=60)
+    for name in (formulation,) if formulation else cls.formulations:
+        solve_in_process(tiny, backend, name, Question.count(0), time_limit_s=60)
     return _versions(cls)
 
 
@@ -322,10 +371,16 @@ class RunRequest(Request):
         return self.worker or worker_key(self.pair.backend, dict(self.pair.options))
 
     def execute(self) -> Outcome:
-        return execute(self.instance, self.pair, self.limits.time_s)
+        return execute(self.instance, self.pair, self.limits.time_s, self.limits.memory_mb)
+
+    def budget(self) -> Limits:
+        """With ``proof`` on, the runner waits for the proof's check too: the time limit again after the solve's."""
+        if not proving(self.pair) or self.limits.time_s is None:
+            return self.limits
+        return replace(self.limits, time_s=2 * self.limits.time_s)
 
     def warm(self) -> dict[str, str]:
-        return warm_up(self.pair.backend)
+        return warm_up(self.pair.backend, self.pair.formulation)
 
     def memory_limit_by(self) -> str:
         return self.pair.memory_limit_by
@@ -360,7 +415,7 @@ class BuildRequest(Request):
         return Built(sizes=build_in_process(self.instance, self.pair))
 
     def warm(self) -> dict[str, str]:
-        return warm_up(self.pair.backend)
+        return warm_up(self.pair.backend, self.pair.formulation)
 
     def memory_limit_by(self) -> str:
         return self.pair.memory_limit_by
@@ -375,15 +430,23 @@ def judge_execution(request: RunRequest, execution: Any) -> SolveResult:
         # the solver stopped itself on its own limit, just after the runner's: an undecided run
         # either way; keep "solver-limit" (overshoot_s says how late)
         termination = Termination.SOLVER_LIMIT
+    wall_s, cpu_s = execution.wall_s, execution.cpu_s
+    proof = getattr(execution.outcome, "proof", None)
+    if proof is not None:  # the run's times are the solve's: the proof stage is recorded apart
+        wall_s = max(wall_s - proof.wall_s, 0.0)
+        cpu_s = None if cpu_s is None else max(cpu_s - proof.cpu_s, 0.0)
+        time_s = request.limits.time_s
+        if termination is None and time_s is not None and wall_s > time_s:
+            termination = Termination.TIMEOUT  # the answer came after the limit (the proof's time kept it alive)
     result = judge(request.instance, request.pair, execution.outcome, termination, execution.error,
                    execution.detail)
-    result.times.setdefault("total_s", execution.wall_s)
-    result.times["wall_s"] = execution.wall_s
-    result.times["cpu_s"] = execution.cpu_s
+    result.times.setdefault("total_s", wall_s)
+    result.times["wall_s"] = wall_s
+    result.times["cpu_s"] = cpu_s
     if getattr(execution, "warmup_s", None) is not None:
         result.times["warmup_s"] = execution.warmup_s
     return result
 
 
 __all__ = ["BuildRequest", "Built", "Outcome", "RunRequest", "ResolvedPair", "SolveResult", "build_in_process",
-           "execute", "judge", "judge_execution", "solve_in_process", "warm_up"]
+           "execute", "judge", "judge_execution", "proving", "solve_in_process", "warm_up"]

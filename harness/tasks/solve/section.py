@@ -47,20 +47,36 @@ class SolveSection(ReportSection):
         return out
 
     def tables(self, frame: Any) -> dict[str, Any]:
+        from harness.report.claims import claims_table, has_claims
         from harness.report.races import is_race, race_table
 
-        return {"races": race_table(frame)} if is_race(frame).any() else {}
+        out = {"races": race_table(frame)} if is_race(frame).any() else {}
+        if has_claims(frame):
+            out["claims"] = claims_table(frame)
+        return out
 
     def html(self, tables: dict[str, Any], figures: dict[str, str], html_table: Any) -> list[tuple[str, str, str]]:
-        if "races" not in tables:
-            return []
-        return [("races", "Races: which leg won", f'<p class="sub">{RACE_NOTE}</p>'
-                 + html_table(tables["races"].round(3)))]
+        from harness.report.claims import NOTE
+
+        out = []
+        if "claims" in tables:
+            out.append(("claims", "Claims: certified, trusted or rejected", f'<p class="sub">{NOTE}</p>'
+                        + html_table(tables["claims"].round(3))))
+        if "races" in tables:
+            out.append(("races", "Races: which leg won", f'<p class="sub">{RACE_NOTE}</p>'
+                        + html_table(tables["races"].round(3))))
+        return out
 
     def markdown(self, tables: dict[str, Any], pngs: list[str], markdown_table: Any) -> list[str]:
-        if "races" not in tables:
-            return []
-        return ["## Races: which leg won", "", RACE_NOTE, "", markdown_table(tables["races"].round(3)), ""]
+        from harness.report.claims import NOTE
+
+        out = []
+        if "claims" in tables:
+            out += ["## Claims: certified, trusted or rejected", "", NOTE, "",
+                    markdown_table(tables["claims"].round(3)), ""]
+        if "races" in tables:
+            out += ["## Races: which leg won", "", RACE_NOTE, "", markdown_table(tables["races"].round(3)), ""]
+        return out
 
 
 RACE_NOTE = ("A race runs its pairs at once, each in its own worker; the first decided answer wins and the others "

@@ -1,0 +1,109 @@
+"""What certified verdicts cost, per suite: proof logging against the same pair without it, checking against solving.
+
+    python benchmarks/proof_cost.py results/proofs --out reports/proofs
+
+Reads the store of ``configs/proofs.toml`` (every pair with ``proof`` beside its twin without, one campaign, runs
+interleaved) and writes ``targets.md`` and ``targets.csv``: for each suite (solbat, the generated classic and
+unsat puzzles) and each proving pair, the claims and how many are certified, the median over instances of the
+solve CPU (and wall) with proof over without -- logging's cost, the check stage kept apart by the record -- and
+the median over its proofs of check CPU (and wall) over solve CPU, with the proof sizes; issue 51's targets
+(logging <= 1.5x the solve CPU, checking <= 10x, median over solbat) beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from harness.report.claims import plain_label  # noqa: E402
+
+SUITES = {"solbat": "sb_", "classic": "classic_", "unsat": "unsat_"}
+LOGGING_TARGET, CHECK_TARGET = 1.5, 10.0
+
+
+def _median(values: pd.Series) -> float | None:
+    values = values.dropna()
+    return float(values.median()) if len(values) else None
+
+
+def cost_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per suite and proving pair (module doc)."""
+    rows = []
+    provers = sorted(p for p in runs["pair"].unique() if plain_label(p) != p)
+    for suite, prefix in SUITES.items():
+        mine = runs[runs["instance"].str.startswith(prefix)]
+        for pair in provers:
+            plain = plain_label(pair)
+            both = mine[mine["pair"].isin((pair, plain))].pivot_table(index="instance", columns="pair",
+                                                                    values=["cpu_s", "wall_s"], aggfunc="median")
+            proved = mine[(mine["pair"] == pair) & mine["proof_bytes"].notna()]
+            claims = mine[(mine["pair"] == pair) & mine["claim"].notna()]
+            row = {"suite": suite, "pair": pair, "instances": int(mine["instance"].nunique()),
+                   "claims": len(claims), "certified": int((claims["certificate"] == "certified").sum()),
+                   "proofs": len(proved)}
+            for t in ("cpu_s", "wall_s"):
+                if (t, pair) in both and (t, plain) in both:
+                    row[f"logging_{t[:-2]}_x"] = _median(both[(t, pair)] / both[(t, plain)].where(both[(t, plain)] > 0))
+                checked = proved["check_cpu_s" if t == "cpu_s" else "check_s"]
+                row[f"check_over_solve_{t[:-2]}_x"] = _median(checked / proved[t].where(proved[t] > 0))
+            row["median_plain_cpu_s"] = _median(both[("cpu_s", plain)]) if ("cpu_s", plain) in both else None
+            row["median_proof_mb"] = _median(proved["proof_bytes"] / 1e6)
+            row["max_proof_mb"] = float(proved["proof_bytes"].max() / 1e6) if len(proved) else None
+            row["max_check_cpu_s"] = float(proved["check_cpu_s"].max()) if len(proved) else None
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _fmt(v) -> str:
+    if v is None or (isinstance(v, float) and pd.isna(v)):
+        return "–"
+    return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+
+def write(table: pd.DataFrame, out: Path, store: Path) -> str:
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "targets.csv", index=False)
+    cols = list(table.columns)
+    lines = ["# What certified verdicts cost, per suite", "",
+             f"`python benchmarks/proof_cost.py {store} --out {out}` (the store of `configs/proofs.toml`). "
+             "logging: the median over the suite's instances of the pair's solve time with `proof` over its twin's "
+             "without (CPU, and wall beside it); check over solve: the median over its proofs of the check's "
+             "time over the solve's (the record keeps them apart). Proofs exist only where a claim was made "
+             "(count 2: the unique and the unsat puzzles).", "",
+             "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(_fmt(r[c]) for c in cols) + " |" for r in table.to_dict("records")]
+    lines += ["", "## Targets (median over solbat)", ""]
+    for r in table[table["suite"] == "solbat"].to_dict("records"):
+        log, chk = r.get("logging_cpu_x"), r.get("check_over_solve_cpu_x")
+        lines.append(f"- {r['pair']}: logging {_fmt(log)}x the solve CPU (target <= {LOGGING_TARGET}): "
+                     f"{'met' if log is not None and log <= LOGGING_TARGET else 'not met'}; checking "
+                     f"{_fmt(chk)}x (target <= {CHECK_TARGET}, over {r['proofs']} proofs): "
+                     f"{'met' if chk is not None and chk <= CHECK_TARGET else 'not met'}; "
+                     f"{r['certified']} of {r['claims']} claims certified.")
+    text = "\n".join(lines) + "\n"
+    (out / "targets.md").write_text(text)
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("results", type=Path, help="the results folder of configs/proofs.toml")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+    db = args.results / "results.sqlite"
+    if not db.is_file():
+        raise SystemExit(f"proof_cost: {db}: no results store there")
+    with sqlite3.connect(db) as con:
+        runs = pd.read_sql_query("SELECT instance, pair, cpu_s, wall_s, claim, certificate, proof_bytes, "
+                                 "check_cpu_s, check_s FROM runs", con)
+    print(write(cost_table(runs), args.out, args.results), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

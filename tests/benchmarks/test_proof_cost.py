@@ -1,0 +1,39 @@
+"""benchmarks/proof_cost.py: logging measured per suite against the twin without proof, checks against solves,
+and the targets judged from those medians (met and not met both said)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pandas as pd
+
+
+def _store(tmp_path, slow_logging: bool):
+    runs = []
+    for i in range(3):
+        plain = 1.0 + i
+        runs.append(dict(instance=f"sb_{i}", pair="sat/placement", cpu_s=plain, wall_s=plain, claim="unsat",
+                         certificate="trusted", proof_bytes=None, check_cpu_s=None, check_s=None))
+        runs.append(dict(instance=f"sb_{i}", pair="sat[proof=check]/placement", cpu_s=plain * (2 if slow_logging else 1.2),
+                         wall_s=plain * 1.2, claim="unsat", certificate="certified", proof_bytes=1e6 * (i + 1),
+                         check_cpu_s=plain * 3, check_s=plain * 3))
+    folder = tmp_path / "results"
+    folder.mkdir()
+    with sqlite3.connect(folder / "results.sqlite") as con:
+        pd.DataFrame(runs).to_sql("runs", con, index=False)
+    return folder
+
+
+def test_the_targets_are_judged_from_the_medians(load_benchmark, tmp_path):
+    mod = load_benchmark("proof_cost")
+    assert mod.main([str(_store(tmp_path, False)), "--out", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "targets.md").read_text()
+    row = pd.read_csv(tmp_path / "out" / "targets.csv").set_index("suite").loc["solbat"]
+    assert row["logging_cpu_x"] == 1.2 and row["check_over_solve_cpu_x"] == 2.5 and row["certified"] == 3
+    assert "logging 1.2x the solve CPU (target <= 1.5): met; checking 2.5x (target <= 10.0, over 3 proofs): met" in text
+
+
+def test_a_target_missed_is_said(load_benchmark, tmp_path):
+    mod = load_benchmark("proof_cost")
+    mod.main([str(_store(tmp_path, True)), "--out", str(tmp_path / "out")])
+    assert "logging 2x the solve CPU (target <= 1.5): not met" in (tmp_path / "out" / "targets.md").read_text()
