@@ -22,7 +22,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness.report.claims import plain_label  # noqa: E402
 
-SUITES = {"solbat": "sb_", "classic": "classic_", "unsat": "unsat_"}
+SUITES = {"solbat": "sb_", "classic": "classic_", "unsat": "unsat_", "large": "large_"}
 LOGGING_TARGET, CHECK_TARGET = 1.5, 10.0
 
 
@@ -37,13 +37,17 @@ def cost_table(runs: pd.DataFrame) -> pd.DataFrame:
     provers = sorted(p for p in runs["pair"].unique() if plain_label(p) != p)
     for suite, prefix in SUITES.items():
         mine = runs[runs["instance"].str.startswith(prefix)]
+        if mine.empty:
+            continue
         for pair in provers:
             plain = plain_label(pair)
             both = mine[mine["pair"].isin((pair, plain))].pivot_table(index="instance", columns="pair",
                                                                     values=["cpu_s", "wall_s"], aggfunc="median")
             proved = mine[(mine["pair"] == pair) & mine["proof_bytes"].notna()]
             claims = mine[(mine["pair"] == pair) & mine["claim"].notna()]
+            ran = mine[mine["pair"] == pair]
             row = {"suite": suite, "pair": pair, "instances": int(mine["instance"].nunique()),
+                   "decided": int(ran["status"].isin(("sat", "unsat")).sum()),
                    "claims": len(claims), "certified": int((claims["certificate"] == "certified").sum()),
                    "proofs": len(proved)}
             for t in ("cpu_s", "wall_s"):
@@ -65,7 +69,15 @@ def _fmt(v) -> str:
     return f"{v:.3g}" if isinstance(v, float) else str(v)
 
 
-def write(table: pd.DataFrame, out: Path, store: Path) -> str:
+def each_proof(runs: pd.DataFrame, prefix: str = "large_") -> pd.DataFrame:
+    """Every run of the suite of ``prefix``: its status, solve CPU, claim, proof size and check time."""
+    mine = runs[runs["instance"].str.startswith(prefix)].sort_values(["instance", "pair"])
+    out = mine[["instance", "pair", "status", "cpu_s", "claim", "certificate", "check_cpu_s"]].copy()
+    out.insert(6, "proof_mb", mine["proof_bytes"] / 1e6)
+    return out
+
+
+def write(table: pd.DataFrame, out: Path, store: Path, runs: pd.DataFrame | None = None) -> str:
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "targets.csv", index=False)
     cols = list(table.columns)
@@ -77,14 +89,21 @@ def write(table: pd.DataFrame, out: Path, store: Path) -> str:
              "(count 2: the unique and the unsat puzzles).", "",
              "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(_fmt(r[c]) for c in cols) + " |" for r in table.to_dict("records")]
-    lines += ["", "## Targets (median over solbat)", ""]
-    for r in table[table["suite"] == "solbat"].to_dict("records"):
+    solbat = table[table["suite"] == "solbat"] if len(table) else table
+    lines += ["", "## Targets (median over solbat)", ""] if len(solbat) else []
+    for r in solbat.to_dict("records"):
         log, chk = r.get("logging_cpu_x"), r.get("check_over_solve_cpu_x")
         lines.append(f"- {r['pair']}: logging {_fmt(log)}x the solve CPU (target <= {LOGGING_TARGET}): "
                      f"{'met' if log is not None and log <= LOGGING_TARGET else 'not met'}; checking "
                      f"{_fmt(chk)}x (target <= {CHECK_TARGET}, over {r['proofs']} proofs): "
                      f"{'met' if chk is not None and chk <= CHECK_TARGET else 'not met'}; "
                      f"{r['certified']} of {r['claims']} claims certified.")
+    large = each_proof(runs) if runs is not None else pd.DataFrame()
+    if len(large):
+        cols = list(large.columns)
+        lines += ["", "## Each run of the large suite", "",
+                  "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        lines += ["| " + " | ".join(_fmt(r[c]) for c in cols) + " |" for r in large.to_dict("records")]
     text = "\n".join(lines) + "\n"
     (out / "targets.md").write_text(text)
     return text
@@ -99,9 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     if not db.is_file():
         raise SystemExit(f"proof_cost: {db}: no results store there")
     with sqlite3.connect(db) as con:
-        runs = pd.read_sql_query("SELECT instance, pair, cpu_s, wall_s, claim, certificate, proof_bytes, "
+        runs = pd.read_sql_query("SELECT instance, pair, status, cpu_s, wall_s, claim, certificate, proof_bytes, "
                                  "check_cpu_s, check_s FROM runs", con)
-    print(write(cost_table(runs), args.out, args.results), end="")
+    print(write(cost_table(runs), args.out, args.results, runs), end="")
     return 0
 
 

@@ -118,6 +118,7 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     agains = _verdicts(df, parts, Path(results), out, failures)
     allowed = _unverified(agains, opts, out, failures)
     failures += _claims(df, Path(results), opts, out)
+    _generated(df, Path(results), out)
     if baseline is not None:
         failures += _coverage(baseline, df, opts, limits, out)
         failures += _regressions(baseline, df, opts, limits, out)
@@ -234,6 +235,32 @@ def _verdicts(df: pd.DataFrame, parts: list[Part], results: Path, out: TextIO, f
             failures.append(_plural(len(again.mismatches), "stored result") + " contradicted when judged again")
         print(f"verdicts: {again.sentence()}", file=out)
     return agains
+
+
+def _generated(df: pd.DataFrame, results: Path, out: TextIO) -> None:
+    """How the store's generated puzzles were certified when they were made (each file's ``[meta.certificate]``,
+    :mod:`harness.generate.generator`): by a checked proof of the claim (``generate --proof``), or on the
+    certifying pair's word.  One line, when any puzzle carries a certificate; it judges nothing."""
+    from harness.report.locate import locator_of
+    from harness.report.reverify import find_instance
+
+    if not {"instance_path", "instance_hash"} <= set(df.columns):
+        return
+    located = locator_of(results)
+    proven = worded = 0
+    for path, digest in df[["instance_path", "instance_hash"]].drop_duplicates().itertuples(index=False):
+        inst = find_instance(str(path or ""), str(digest or ""), located)
+        cert = inst.meta.get("certificate") if inst is not None else None
+        if not hasattr(cert, "get"):
+            continue
+        if cert.get("certified") == "certified":
+            proven += 1
+        else:
+            worded += 1
+    if proven or worded:
+        print(f"generated puzzles: {_plural(proven + worded, 'file')} with the generator's certificate: {proven} "
+              f"with its claim proven by a checked proof (generate --proof), {worded} on the certifying pair's "
+              "word", file=out)
 
 
 def _claims(df: pd.DataFrame, results: Path, opts: CheckOptions, out: TextIO) -> list[str]:

@@ -12,9 +12,9 @@ def _store(tmp_path, slow_logging: bool):
     runs = []
     for i in range(3):
         plain = 1.0 + i
-        runs.append(dict(instance=f"sb_{i}", pair="sat/placement", cpu_s=plain, wall_s=plain, claim="unsat",
+        runs.append(dict(instance=f"sb_{i}", pair="sat/placement", status="unsat", cpu_s=plain, wall_s=plain, claim="unsat",
                          certificate="trusted", proof_bytes=None, check_cpu_s=None, check_s=None))
-        runs.append(dict(instance=f"sb_{i}", pair="sat[proof=check]/placement", cpu_s=plain * (2 if slow_logging else 1.2),
+        runs.append(dict(instance=f"sb_{i}", pair="sat[proof=check]/placement", status="unsat", cpu_s=plain * (2 if slow_logging else 1.2),
                          wall_s=plain * 1.2, claim="unsat", certificate="certified", proof_bytes=1e6 * (i + 1),
                          check_cpu_s=plain * 3, check_s=plain * 3))
     folder = tmp_path / "results"
@@ -37,3 +37,17 @@ def test_a_target_missed_is_said(load_benchmark, tmp_path):
     mod = load_benchmark("proof_cost")
     mod.main([str(_store(tmp_path, True)), "--out", str(tmp_path / "out")])
     assert "logging 2x the solve CPU (target <= 1.5): not met" in (tmp_path / "out" / "targets.md").read_text()
+
+
+def test_each_run_of_the_large_suite_is_listed_with_its_proof(load_benchmark, tmp_path):
+    mod = load_benchmark("proof_cost")
+    runs = pd.DataFrame([
+        dict(instance="large_30x20_minimal_s1", pair="sat[proof=check]/placement", status="sat", cpu_s=80.0,
+             wall_s=80.0, claim="no further board", certificate="certified", proof_bytes=3e8, check_cpu_s=200.0,
+             check_s=201.0),
+        dict(instance="large_30x20_minimal_s2", pair="sat[proof=check]/placement", status="timeout", cpu_s=240.0,
+             wall_s=240.0, claim=None, certificate=None, proof_bytes=None, check_cpu_s=None, check_s=None)])
+    text = mod.write(mod.cost_table(runs), tmp_path, tmp_path, runs)
+    assert "## Each run of the large suite" in text and "| large_30x20_minimal_s1 | sat[proof=check]/placement | sat " \
+        "| 80 | no further board | certified | 300 | 200 |" in text
+    assert "| large_30x20_minimal_s2 | sat[proof=check]/placement | timeout | 240 | – |" in text

@@ -115,6 +115,15 @@ def test_generate_proof_certifies_each_claim_by_a_checked_proof_recorded_in_the_
         assert any(c["outcome"] == "accepted" for c in cert["proof"]["checks"])
         assert f"its claim {claim!r} certified: accepted by" in meta["expected_evidence"]
         assert "--certify 'sat[proof=check]/placement'" in meta["command"]  # the command reproduces it
+    # check on a store of the generated suite says how its puzzles' claims were certified when made
+    cfg = tmp_path / "suite.toml"
+    cfg.write_text(f'name = "suite"\ninstances = ["{tmp_path}/unique/*.toml", "{tmp_path}/unsat/*.toml"]\n'
+                   'task = "count-2"\n[[pairs]]\nbackend = "cpsat"\n[limits]\ntime_s = 30\n')
+    assert main(["run", str(cfg), "--progress", "plain", "--output", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    assert main(["check", str(tmp_path / "out")]) == 0
+    assert "generated puzzles: 2 files with the generator's certificate: 2 with its claim proven by a checked " \
+           "proof" in capsys.readouterr().out
     capsys.readouterr()
     assert main([*base, "--proof", "--certify", "cpsat/placement", "--out", str(tmp_path / "no")]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -57,7 +57,11 @@ def test_a_campaign_keeps_each_proof_beside_the_store_and_check_counts_the_claim
             assert hashlib.sha256(data).hexdigest() == sha
     capsys.readouterr()
     assert main(["check", str(out)]) == 0
-    assert "claims: 4 (unsat, no further board): 2 certified, 2 trusted" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "claims: 4 (unsat, no further board): 2 certified, 2 trusted" in said
+    # the shipped puzzles were certified when generated on their certifying pair's word (no --proof then)
+    assert "generated puzzles: 2 files with the generator's certificate: 0 with its claim proven by a checked " \
+           "proof (generate --proof), 2 on the certifying pair's word" in said
     assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
     summary = (tmp_path / "report" / "summary.md").read_text()
     assert "## Claims: certified, trusted or rejected" in summary
