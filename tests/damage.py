@@ -52,8 +52,14 @@ DAMAGES = {
 
 
 def as_version_4(db: Path) -> None:
-    """Make a store look as schema 4 left it: no question column; the question (the label) in task."""
+    """Make a store look as schema 4 left it: no question column; the question (the label) in task; no task's
+    own columns (a task's extra columns came with schema 5: the solve task's claim, certificate, ...)."""
+    from harness.core.record import COLUMNS
+
     conn = sqlite3.connect(db)
+    for (column,) in conn.execute("SELECT name FROM pragma_table_info('runs')").fetchall():
+        if column not in COLUMNS:
+            conn.execute(f"ALTER TABLE runs DROP COLUMN {column}")
     for table in ("runs", "planned_runs"):
         conn.execute(f"UPDATE {table} SET task = question")
         conn.execute(f"ALTER TABLE {table} DROP COLUMN question")

@@ -108,7 +108,14 @@ def _again(rec: dict[str, Any], folder: Path, time_s: float | None, memory_mb: i
     """One stored proof checked again: (its checks, what contradicts its record, or None)."""
     from harness.proofs.checkers import available_checkers, check
 
+    from harness.tools.entry import PROOF_FORMATS
+
     fmt = str(rec.get("proof_format") or "drat")
+    if fmt not in PROOF_FORMATS:
+        return [], f"its proof_format {fmt!r} is not one of {', '.join(PROOF_FORMATS)}"
+    shas = (str(rec["proof_sha256"]), str(rec["cnf_sha256"]))
+    if not all(len(sha) == 64 and all(ch in "0123456789abcdef" for ch in sha) for sha in shas):
+        return [], "its proof_sha256 or cnf_sha256 is not a sha256 (64 hex digits)"
     proof, why = _read(folder, str(rec["proof_sha256"]), fmt)
     cnf, why_cnf = _read(folder, str(rec["cnf_sha256"]), "cnf")
     if proof is None or cnf is None:

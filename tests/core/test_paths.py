@@ -92,6 +92,11 @@ NOT_NAMES = {
     ("backends/files.py", "suffix(fmt)"): "a suffix of WRITE_FORMATS",
     ("backends/minizinc.py", "self.formulation"): "placement | cell, the package's own .mzn files",
     ("backends/tool.py", "suffix(self.tool.format)"): "a suffix of FORMATS (checked where entries are read)",
+    ("backends/tool.py", "self.tool.proof"): "drup | drat, a proof format of PROOF_FORMATS (checked where entries are "
+                                             "read)",
+    ("backends/tool.py", "proof.name"): "the name of the tool call's own proof path (proof.drup | proof.drat)",
+    ("proofs/recheck.py", "fmt"): "a record's proof_format, checked to be one of PROOF_FORMATS first",
+    ("store/sqlite.py", "name"): "a kept file's name, checked to stay inside the store's folder",
     ("cli/export.py", "args.format"): "one of the export formats (argparse choices)",
     ("store/export.py", "fmt"): "one of the export formats",
     ("store/export.py", "path.name"): "the name of a path the user gave",

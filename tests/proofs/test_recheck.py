@@ -125,3 +125,16 @@ def test_a_claim_whose_proof_a_checker_refused_fails_check(tmp_path, capsys):
     assert main(["check", str(out)]) == 1
     said = capsys.readouterr().out
     assert "1 rejected" in said and "1 claim whose proof a checker refused" in said
+
+
+@pytest.mark.parametrize("field, value, said", [
+    ("proof_format", "../../x", "is not one of drup, drat"),
+    ("proof_sha256", "../" + "0" * 61, "is not a sha256"),
+])
+def test_a_record_that_names_no_kept_file_is_a_contradiction_not_a_path(tmp_path, field, value, said):
+    from harness.proofs.recheck import recheck_proofs
+
+    rec = {"instance": "i", "pair": "p", "certificate": "certified", "proof_format": "drup",
+           "proof_sha256": "a" * 64, "cnf_sha256": "b" * 64, field: value}
+    again = recheck_proofs([rec], tmp_path)
+    assert again.checked == 1 and len(again.mismatches) == 1 and said in again.mismatches[0][3]
