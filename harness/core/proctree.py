@@ -2,15 +2,25 @@
 
 Read from ``/proc/PID/task/TID/children`` (the kernel's list: the cost is the tree's size, not the machine's
 process count, so a worker can sample its tool's tree every few milliseconds without loading the machine);
-where the kernel has no such files, psutil's scan of every process stands in.
+where the kernel has no such files, psutil's scan of every process stands in.  A process's own CPU seconds and
+its reaped children's, from ``getrusage`` (:func:`rusage_cpu_s`), are here too: the worker's run and the proof
+stage inside it read the same clock.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 
 TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
 """The clock tick of /proc's CPU times (10 ms on most Linux systems)."""
+
+
+def rusage_cpu_s() -> float:
+    """User + system CPU seconds of this process (every thread) and of its reaped children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def stat_fields(pid: int | str) -> list[str] | None:
@@ -80,4 +90,4 @@ def _children_by_scan(pid: int) -> list[int]:
         return []
 
 
-__all__ = ["TICK_S", "age_s", "children", "descendants", "stat_fields"]
+__all__ = ["TICK_S", "age_s", "children", "descendants", "rusage_cpu_s", "stat_fields"]

@@ -11,13 +11,13 @@ and ``wall_s`` stay the solve's (the record keeps ``check_cpu_s``/``check_s`` be
 from __future__ import annotations
 
 import gzip
-import resource
 import shutil
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.files import sha256_of
+from harness.core.proctree import rusage_cpu_s
 
 KEEP_MAX_BYTES = 256 * 1024 * 1024
 """A proof larger than this is checked but not kept (its hash is)."""
@@ -47,11 +47,6 @@ class ProofReport:
         return sum(c.wall_s for c in self.checks)
 
 
-def _cpu() -> float:
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
 def chosen_checkers(mode: str, fmt: str) -> list[str]:
     """The checkers of a ``proof`` mode: ``check`` the fastest at hand for the format, ``check-all`` every one."""
     from harness.proofs.checkers import available_checkers
@@ -66,7 +61,7 @@ def prove(files: Any, mode: str, time_s: float | None, memory_mb: int | None) ->
     from harness.proofs.checkers import check
     from harness.proofs.recheck import kept_name
 
-    t0, c0 = time.perf_counter(), _cpu()
+    t0, c0 = time.perf_counter(), rusage_cpu_s()
     try:
         size = files.proof.stat().st_size
         report = ProofReport(files.format, size, sha256_of(files.proof), sha256_of(files.cnf), note=files.note)
@@ -84,7 +79,7 @@ def prove(files: Any, mode: str, time_s: float | None, memory_mb: int | None) ->
     finally:
         if files.folder is not None:
             shutil.rmtree(files.folder, ignore_errors=True)
-    report.cpu_s, report.wall_s = _cpu() - c0, time.perf_counter() - t0
+    report.cpu_s, report.wall_s = rusage_cpu_s() - c0, time.perf_counter() - t0
     return report
 
 

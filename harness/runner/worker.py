@@ -35,7 +35,7 @@ import sys
 import threading
 from typing import Any, BinaryIO
 
-from harness.core.proctree import TICK_S, children, stat_fields
+from harness.core.proctree import TICK_S, children, rusage_cpu_s, stat_fields
 
 _HEADER = struct.Struct("<Q")
 
@@ -148,13 +148,6 @@ def _honour_sigterm() -> None:
     os.set_blocking(write_end, False)
     signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
     threading.Thread(target=_watch, args=(read_end,), name="battlebench-sigterm", daemon=True).start()
-
-
-def rusage_cpu_s() -> float:
-    """User + system CPU seconds of this process (every thread) and of its reaped children."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def tree_cpu_s(pid: int) -> float | None:
