@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import procs
+from harness.core import scratch
 from procs import SETTLE_S  # how long the survivors get to notice
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,6 +73,9 @@ def _kill_and_count(proc: subprocess.Popen, marker: str) -> dict[int, str]:
     while left and time.monotonic() < deadline:
         time.sleep(0.1)
         left = _census(marker)
+    # The work folders of the workers the kill took (a MiniZinc call's model and data) stay until the next
+    # runner start sweeps the roots of owners that are gone (harness.core.scratch); that sweep, here.
+    scratch.sweep()
     return left
 
 
