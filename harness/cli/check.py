@@ -66,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
     from harness.report.gate import CheckOptions, run_check
 
     check_jobs(args.jobs)
+    if not args.proof_limit > 0:  # NaN too
+        from harness.errors import UsageError
+
+        raise UsageError(f"--proof-limit must be a number of seconds > 0, not {args.proof_limit:g}")
 
     def every(given: list[tuple[str | None, float]]) -> float | None:
         return next((v for p, v in reversed(given) if p is None), None)  # given twice: the last

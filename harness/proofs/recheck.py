@@ -5,9 +5,10 @@ was established (``certificate``, :mod:`harness.proofs.claims`).  :func:`claims_
 claim fails the check.  With ``--proofs`` (:func:`recheck_proofs`) every stored proof is read back from
 ``RESULTS/proofs/`` -- the proof and the exact CNF it proves, each under its sha256, which must match the record --
 and checked again by every checker at hand (:mod:`harness.proofs.checkers`): a certified claim whose proof a
-checker now refuses, or that no checker accepts, a rejected one a checker now accepts, a file missing or not
-matching its hash: each a contradiction, and the check fails.  A ``--proofs`` check with no stored proof judges
-nothing and fails too.
+checker now refuses, a rejected one a checker now accepts, a file missing or not matching its hash: each a
+contradiction, and the check fails.  A claim whose re-check no checker finished within the limit is *not
+confirmed* -- not a contradiction (nothing said it was wrong), but not a pass either: nothing judged it.  A
+``--proofs`` check with no stored proof judges nothing and fails too.
 """
 
 from __future__ import annotations
@@ -49,10 +50,14 @@ class ProofsAgain:
 
     checked: int = 0
     mismatches: list[tuple[str, str, str, str]] = field(default_factory=list)  # instance, pair, stored, found
+    unconfirmed: list[tuple[str, str, str, str]] = field(default_factory=list)  # ... no checker finished
     outcomes: dict[str, dict[str, int]] = field(default_factory=dict)  # checker -> outcome -> proofs
 
     def sentence(self) -> str:
-        bad = f", {len(self.mismatches)} contradicted" if self.mismatches else ", every one as stored"
+        said = [f"{len(self.mismatches)} contradicted"] if self.mismatches else []
+        if self.unconfirmed:
+            said.append(f"{len(self.unconfirmed)} not confirmed (no checker finished within the limit)")
+        bad = ", " + ", ".join(said) if said else ", every one as stored"
         by = "; ".join(f"{who}: " + ", ".join(f"{n} {outcome}" for outcome, n in said.items())
                        for who, said in self.outcomes.items())
         return f"{self.checked} stored proof{'s' if self.checked != 1 else ''} checked again{bad}" + \
@@ -91,7 +96,7 @@ def recheck_proofs(records: list[dict[str, Any]], results: str | Path, time_s: f
 
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
             found = list(pool.map(again, kept))
-    for rec, (checks, now) in zip(kept, found):
+    for rec, (checks, now, finished) in zip(kept, found):
         out.checked += 1
         where = (str(rec.get("instance")), str(rec.get("pair")))
         stored = str(rec.get("certificate"))
@@ -99,27 +104,28 @@ def recheck_proofs(records: list[dict[str, Any]], results: str | Path, time_s: f
             said = out.outcomes.setdefault(c.checker, {})
             said[c.outcome] = said.get(c.outcome, 0) + 1
         if now is not None:
-            out.mismatches.append((*where, f"certificate {stored}", now))
+            (out.mismatches if finished else out.unconfirmed).append((*where, f"certificate {stored}", now))
     return out
 
 
 def _again(rec: dict[str, Any], folder: Path, time_s: float | None, memory_mb: int | None,
-           checkers: tuple[str, ...] | None) -> tuple[list[Any], str | None]:
-    """One stored proof checked again: (its checks, what contradicts its record, or None)."""
+           checkers: tuple[str, ...] | None) -> tuple[list[Any], str | None, bool]:
+    """One stored proof checked again: (its checks, what differs from its record or None, whether a checker
+    finished: a difference when none did is *not confirmed*, not a contradiction)."""
     from harness.proofs.checkers import available_checkers, check
 
     from harness.tools.entry import PROOF_FORMATS
 
     fmt = str(rec.get("proof_format") or "drat")
     if fmt not in PROOF_FORMATS:
-        return [], f"its proof_format {fmt!r} is not one of {', '.join(PROOF_FORMATS)}"
+        return [], f"its proof_format {fmt!r} is not one of {', '.join(PROOF_FORMATS)}", True
     shas = (str(rec["proof_sha256"]), str(rec["cnf_sha256"]))
     if not all(len(sha) == 64 and all(ch in "0123456789abcdef" for ch in sha) for sha in shas):
-        return [], "its proof_sha256 or cnf_sha256 is not a sha256 (64 hex digits)"
+        return [], "its proof_sha256 or cnf_sha256 is not a sha256 (64 hex digits)", True
     proof, why = _read(folder, str(rec["proof_sha256"]), fmt)
     cnf, why_cnf = _read(folder, str(rec["cnf_sha256"]), "cnf")
     if proof is None or cnf is None:
-        return [], why or why_cnf
+        return [], why or why_cnf, True
     with tempfile.TemporaryDirectory(prefix="battlebench-recheck-") as tmp:
         cnf_path, proof_path = Path(tmp) / "solved.cnf", Path(tmp) / f"proof.{fmt}"
         cnf_path.write_bytes(cnf)
@@ -128,9 +134,9 @@ def _again(rec: dict[str, Any], folder: Path, time_s: float | None, memory_mb: i
                   for name in available_checkers(fmt) if checkers is None or name in checkers]
     now, why_now = certificate_of(checks, True)
     stored = str(rec.get("certificate"))
-    if now != stored and not (now == "unchecked" and stored == "unchecked"):
-        return checks, f"{now} ({why_now})"
-    return checks, None
+    if now == stored:
+        return checks, None, True
+    return checks, f"{now} ({why_now})", now != "unchecked"
 
 
 __all__ = ["PROOFS_DIR", "ProofsAgain", "claims_line", "kept_name", "recheck_proofs"]

@@ -265,8 +265,8 @@ def _generated(df: pd.DataFrame, results: Path, out: TextIO) -> None:
 
 def _claims(df: pd.DataFrame, results: Path, opts: CheckOptions, out: TextIO) -> list[str]:
     """How the runs' claims (unsat, no further board) were established; a rejected one fails; with ``proofs``,
-    every stored proof checked again (:mod:`harness.proofs.recheck`): a contradiction fails, and so does
-    checking nothing."""
+    every stored proof checked again (:mod:`harness.proofs.recheck`): a contradiction fails, and so do a proof
+    no checker finished (not confirmed) and checking nothing."""
     from harness.proofs.recheck import claims_line, recheck_proofs
     from harness.report.data import clean
 
@@ -281,10 +281,11 @@ def _claims(df: pd.DataFrame, results: Path, opts: CheckOptions, out: TextIO) ->
     if not opts.proofs:
         return failures
     again = recheck_proofs(records, results, opts.proof_limit_s, checkers=opts.checkers, jobs=opts.proof_jobs)
-    for instance, pair, stored, now in again.mismatches[:10]:
-        print(f"proofs: {instance} {pair}: stored {stored!r}, checked again: {now}", file=out)
-    if len(again.mismatches) > 10:
-        print(f"proofs: ... and {len(again.mismatches) - 10} more", file=out)
+    for found, how in ((again.mismatches, "checked again"), (again.unconfirmed, "not confirmed")):
+        for instance, pair, stored, now in found[:10]:
+            print(f"proofs: {instance} {pair}: stored {stored!r}, {how}: {now}", file=out)
+        if len(found) > 10:
+            print(f"proofs: ... and {len(found) - 10} more {how}", file=out)
     if not again.checked:
         print("proofs: the store keeps no proof to check again (runs with the pair option proof = \"check\" "
               "keep theirs)", file=out)
@@ -292,6 +293,9 @@ def _claims(df: pd.DataFrame, results: Path, opts: CheckOptions, out: TextIO) ->
     print(f"proofs: {again.sentence()}", file=out)
     if again.mismatches:
         failures.append(_plural(len(again.mismatches), "stored proof") + " contradicted when checked again")
+    if again.unconfirmed:
+        failures.append(_plural(len(again.unconfirmed), "stored proof") + " not confirmed: no checker finished "
+                        "within the limit (--proof-limit)")
     return failures
 
 

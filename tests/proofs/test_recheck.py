@@ -77,7 +77,9 @@ def test_a_campaign_keeps_each_proof_beside_the_store_and_check_counts_the_claim
     # a checker that finishes nothing confirms nothing: not a pass
     assert main(["check", str(out), "--proofs", "--checker", "drup", "--proof-limit", "0.05"]) == 1
     said = capsys.readouterr().out
-    assert f"{label('drup')}: 2 unfinished" in said and "checked again: unchecked (no checker finished" in said
+    assert f"{label('drup')}: 2 unfinished" in said and "not confirmed: unchecked (no checker finished" in said
+    assert "2 not confirmed (no checker finished within the limit)" in said and "contradicted" not in said
+    assert "2 stored proofs not confirmed: no checker finished within the limit" in said
     # a proof file tampered with: its hash no longer matches, and the check fails naming it
     proof = next((out / PROOFS_DIR).glob(f"*.{rows[-1]['proof_format']}.gz"))
     proof.write_bytes(gzip.compress(b"0\n"))
@@ -138,3 +140,16 @@ def test_a_record_that_names_no_kept_file_is_a_contradiction_not_a_path(tmp_path
            "proof_sha256": "a" * 64, "cnf_sha256": "b" * 64, field: value}
     again = recheck_proofs([rec], tmp_path)
     assert again.checked == 1 and len(again.mismatches) == 1 and said in again.mismatches[0][3]
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--jobs", "0"], "--jobs must be >= 1, not 0"),
+    (["--jobs", "-2"], "--jobs must be >= 1, not -2"),
+    (["--proof-limit", "0"], "--proof-limit must be a number of seconds > 0, not 0"),
+    (["--proof-limit", "nan"], "--proof-limit must be a number of seconds > 0, not nan"),
+])
+def test_check_proofs_refuses_a_bad_jobs_or_limit_in_one_line_before_reading_anything(tmp_path, capsys, argv, said):
+    # the store does not even exist: the option is judged first
+    assert main(["check", str(tmp_path / "nowhere"), "--proofs", *argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
