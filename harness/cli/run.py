@@ -33,6 +33,9 @@ def add_parser(sub: Any) -> None:
                    help="Dask scheduler address (tcp://host:8786), or 'local' for a LocalCluster (default: none)")
     r.add_argument("--out", "--output", "-O", dest="out", default=None, metavar="DIR",
                    help="results directory (default: the config's output, else results/NAME)")
+    r.add_argument("--shard", default=None, metavar="I/N",
+                   help="run only shard I of N: every N-th planned run from the I-th, so that N machines share a "
+                        "campaign (merge their stores with battlebench merge; default: every run)")
     r.add_argument("--progress", choices=("auto", "live", "plain"), default="auto",
                    help="live line on a terminal, plain periodic lines otherwise")
     r.add_argument("--interval", type=float, default=10.0, metavar="S", help="seconds between plain progress lines")
@@ -45,16 +48,29 @@ def run(args: argparse.Namespace) -> int:
     check_jobs(args.jobs)
     if args.interval <= 0:
         raise UsageError(f"--interval must be > 0, not {args.interval:g}")
+    shard = shard_of(args.shard) if args.shard else None
     config = load_config(args.config)  # every problem is reported before any run starts
     if args.scheduler and not args.executor:
         args.executor = "dask"  # a scheduler address means the Dask executor
     config = with_overrides(config, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler,
                             output=Path(args.out) if args.out else None)
     live = {"auto": None, "live": True, "plain": False}[args.progress]
-    outcome = run_campaign(config, fresh=args.fresh, live=live, interval_s=args.interval)
-    print(f"results: {outcome.output} ({outcome.stored} of {outcome.total} planned runs stored; "
+    outcome = run_campaign(config, fresh=args.fresh, live=live, interval_s=args.interval, shard=shard)
+    what = f"planned runs of shard {shard[0]}/{shard[1]}" if shard else "planned runs"
+    print(f"results: {outcome.output} ({outcome.stored} of {outcome.total} {what} stored; "
           f"{outcome.executed} executed now, {outcome.resumed} were already stored)")
     return outcome.exit_code
 
 
-__all__ = ["NAME", "add_parser", "run"]
+def shard_of(text: str) -> tuple[int, int]:
+    """``"I/N"`` -> (I, N), 1 <= I <= N (UsageError otherwise)."""
+    try:
+        i, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard must be I/N (e.g. 1/4), not {text!r}") from None
+    if not 1 <= i <= n:
+        raise UsageError(f"--shard {text}: I must be between 1 and N")
+    return i, n
+
+
+__all__ = ["NAME", "add_parser", "run", "shard_of"]

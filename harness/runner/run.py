@@ -76,6 +76,16 @@ def plan_of(specs: list[RunSpec]) -> list[dict[str, Any]]:
              "repetition": s.repetition} for s in specs]
 
 
+def shard_runs(specs: list[RunSpec], i: int, n: int) -> list[RunSpec]:
+    """Shard ``i`` of ``n`` (1-based) of a campaign's runs: the instances dealt round-robin in plan order, every run
+    of an instance in one shard.  So every pair meets each instance on one machine (a paired comparison never
+    spans two) and each pair's runs are spread over every machine (no pair is confounded with one)."""
+    order: dict[str, int] = {}
+    for s in specs:
+        order.setdefault(s.instance_path, len(order))
+    return [s for s in specs if order[s.instance_path] % n == i - 1]
+
+
 def make_executor(config: Config) -> Any:
     warm = config.workers == "warm"
     if config.executor == "dask":
@@ -96,17 +106,20 @@ def run_campaign(
     interval_s: float = 10.0,
     executor: Any = None,
     summary: bool = True,
+    shard: tuple[int, int] | None = None,
 ) -> CampaignOutcome:
-    """Execute every run of ``config`` not yet in its results store."""
+    """Execute every run of ``config`` not yet in its results store; with ``shard`` = (I, N), only shard I of N
+    (:func:`shard_runs`; the store keeps the whole plan, and its session says which shard ran)."""
     stream = stream if stream is not None else sys.stderr
-    specs = expand(config)
+    every = expand(config)
+    specs = every if shard is None else shard_runs(every, *shard)
     output = Path(config.output)
     scratch.sweep()  # a start or resume after a kill -9: the work folders of the workers it left go
     store = ResultsStore(output)
     try:
-        store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(specs), root=campaign_root())
+        store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(every), root=campaign_root())
         store.add_columns({name: kind for name, (kind, _) in config.task_type.extra_columns.items()})
-        store.add_session(machine())
+        store.add_session(machine() if shard is None else dict(machine(), shard=f"{shard[0]}/{shard[1]}"))
         if config.text:
             (output / "config.toml").write_text(config.text, encoding="utf-8")
         wanted = {s.run_id for s in specs}
@@ -166,4 +179,4 @@ def with_overrides(config: Config, **changes: Any) -> Config:
     return replace(config, **{k: v for k, v in changes.items() if v is not None})
 
 
-__all__ = ["CampaignOutcome", "run_campaign", "make_executor", "with_overrides"]
+__all__ = ["CampaignOutcome", "make_executor", "run_campaign", "shard_runs", "with_overrides"]

@@ -363,6 +363,14 @@ class ResultsStore:
             conn.execute("INSERT OR REPLACE INTO campaign_meta (key, value) VALUES ('sessions', ?)",
                          (json.dumps(sessions),))
 
+    def set_meta(self, key: str, value: str) -> None:
+        """Record one campaign fact (``merged_from``: what a merged store was made of); not a key :meth:`begin`
+        or the plan owns."""
+        if key in ("campaign", "config_hash", "config_text", "created_at", "sessions", _PLANNED, _PLAN_HASH):
+            raise ValueError(f"{self._label}: campaign fact {key!r} is written by begin(), not set_meta()")
+        with self._guard(), self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO campaign_meta (key, value) VALUES (?, ?)", (key, value))
+
     def sessions(self) -> list[dict[str, Any]]:
         """Every session's provenance, oldest first (empty for a store written before they were recorded)."""
         raw = self.meta().get("sessions")

@@ -75,8 +75,9 @@ DIFFERENCES = {  # flag: (the commands that have it, why they may differ)
     "-f": (("solve", "write", "conform"), "as --formulation"),
     "--format": (("solve", "export", "write"), "the output format of export and write (each its own formats and "
                                                "default); solve's is the old spelling of --input-format"),
-    "--out": (("run", "report", "compare", "export", "generate", "write"),
-              "a folder everywhere; export's --out may still name the table's file (what it did before --file)"),
+    "--out": (("run", "report", "compare", "export", "merge", "generate", "write"),
+              "a folder everywhere; export's --out may still name the table's file (what it did before --file); "
+              "merge's is required (the merged store has no place of its own)"),
     "--jobs": (("run", "check", "generate"), "how many at a time: runs (run's default is the config's jobs, none: "
                                              "not overridden), stored proofs checked again (check, 1), puzzles "
                                              "(generate has no config, 1)"),
