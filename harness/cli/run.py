@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,8 @@ def add_parser(sub: Any) -> None:
     r.add_argument("--fresh", action="store_true", help="discard the stored results and start over")
     r.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                    help="runs in parallel (default: the config's, 1)")
-    r.add_argument("--executor", choices=("local", "dask"), default=None,
-                   help="local or dask (default: the config's, local)")
+    r.add_argument("--executor", choices=("local", "dask", "slurm"), default=None,
+                   help="local, dask, or slurm: shards as a SLURM job array, merged (default: the config's, local)")
     r.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler address (tcp://host:8786), or 'local' for a LocalCluster (default: none)")
     r.add_argument("--out", "--output", "-O", dest="out", default=None, metavar="DIR",
@@ -55,7 +56,17 @@ def run(args: argparse.Namespace) -> int:
     config = with_overrides(config, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler,
                             output=Path(args.out) if args.out else None)
     live = {"auto": None, "live": True, "plain": False}[args.progress]
-    outcome = run_campaign(config, fresh=args.fresh, live=live, interval_s=args.interval, shard=shard)
+    if config.executor == "slurm":
+        if shard:
+            raise UsageError("--shard runs one shard here; --executor slurm submits every shard: give one")
+        from harness.runner.slurm import run_on_slurm
+
+        done = run_on_slurm(config, fresh=args.fresh)
+        for line in done.lost:
+            print(f"slurm: lost {line}", file=sys.stderr)
+        outcome = done.campaign
+    else:
+        outcome = run_campaign(config, fresh=args.fresh, live=live, interval_s=args.interval, shard=shard)
     what = f"planned runs of shard {shard[0]}/{shard[1]}" if shard else "planned runs"
     print(f"results: {outcome.output} ({outcome.stored} of {outcome.total} {what} stored; "
           f"{outcome.executed} executed now, {outcome.resumed} were already stored)")

@@ -10,7 +10,7 @@ A config names the instances, the pairs, the task, the limits and how to execute
     repetitions = 1                       # runs of each (instance, pair, seed)
     seeds = [0, 1]                        # optional: each pair runs once per seed
     jobs = 1                              # runs executed in parallel
-    executor = "local"                    # or "dask" (with scheduler = "tcp://host:8786")
+    executor = "local"                    # or "dask" (with scheduler = "tcp://host:8786"), or "slurm"
     output = "../results/smoke"           # results directory (relative to this file)
     workers = "warm"                      # or "cold": a fresh worker process per run
 
@@ -70,6 +70,8 @@ from harness.errors import ConfigError, InputError, LimitError
 _TOP_KEYS = ("name", "instances", "pairs", "task", "limits", "repetitions", "seeds", "jobs",
              "executor", "scheduler", "output", "workers", "report", "check")
 _LIMIT_KEYS = ("time_s", "memory_mb", "grace_s", "output_mb")
+EXECUTORS = ("local", "dask", "slurm")
+"""What runs a campaign: worker processes here, a Dask cluster, a SLURM job array (harness.runner.slurm)."""
 _REPORT_KEYS = ("rank_by", "controls")
 _MANIFEST = "MANIFEST.toml"
 INSTANCE_EXTENSIONS = (".toml", ".dzn", ".txt", ".ascii")  # a directory's instance files: these, or no extension
@@ -181,8 +183,8 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
         seeds = tuple(seeds_raw)
     jobs = _positive_int(data, "jobs", 1, path)
     executor = _get(data, "executor", str, path) or "local"
-    if executor not in ("local", "dask"):
-        raise ConfigError(path, "executor", f"must be 'local' or 'dask', not {executor!r}")
+    if executor not in EXECUTORS:
+        raise ConfigError(path, "executor", f"must be 'local', 'dask' or 'slurm', not {executor!r}")
     scheduler = _get(data, "scheduler", str, path)
     workers = _get(data, "workers", str, path) or "warm"
     if workers not in ("warm", "cold"):
@@ -341,5 +343,5 @@ def resolve_instances(patterns: list[str], base: Path, path: Path, *, require: b
     return out
 
 
-__all__ = ["Config", "ConfigError", "Limits", "PairSpec", "TaskSpec", "load_config", "parse_config",
+__all__ = ["EXECUTORS", "Config", "ConfigError", "Limits", "PairSpec", "TaskSpec", "load_config", "parse_config",
            "resolve_instances"]

@@ -480,7 +480,7 @@ def test_check_not_a_table(tmp_path: Path) -> None:
     (conf(top="repetitions = 1.5"), "repetitions", ["an integer", "a number"]),
     (conf(top="jobs = 0"), "jobs", [">= 1"]),
     (conf(top="jobs = true"), "jobs", ["an integer", "a boolean"]),
-    (conf(top='executor = "slurm"'), "executor", ["'slurm'"]),
+    (conf(top='executor = "pbs"'), "executor", ["'pbs'", "'slurm'"]),
     (conf(top="executor = 1"), "executor", ["a string", "an integer"]),
     (conf(top='workers = "lukewarm"'), "workers", ["'lukewarm'"]),
     (conf(top="output = 1"), "output", ["a string", "an integer"]),

@@ -1,0 +1,100 @@
+"""A campaign on a real SLURM: Debian's slurm-wlm as a one-node cluster (scripts/slurm-one-node), started and torn
+down here; ``run --executor slurm`` gives the records a local run gives, and a cancelled job's shard is submitted
+again and resumed -- no run missing, none stored twice."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.store import ResultsStore
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "slurm-one-node"
+SMOKE = sorted((ROOT / "instances" / "smoke").glob("*.toml"))
+
+pytestmark = [
+    pytest.mark.skipif(not all(shutil.which(e) for e in ("slurmctld", "slurmd", "munged", "sbatch")),
+                       reason="SLURM is not installed (apt-get install slurm-wlm munge)"),
+    pytest.mark.skipif(os.geteuid() != 0, reason="a one-node SLURM cluster is started as root"),
+]
+
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory):
+    pytest.importorskip("submitit")
+    where = tmp_path_factory.mktemp("slurm")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    env = dict(os.environ, SLURM_ONE_NODE_PORT=str(16817 + 10 * int(worker or 0)))
+    started = subprocess.run([str(SCRIPT), "start", str(where)], capture_output=True, text=True, env=env)
+    assert started.returncode == 0, started.stderr
+    old = os.environ.get("SLURM_CONF")
+    os.environ["SLURM_CONF"] = str(where / "slurm.conf")
+    yield where
+    subprocess.run([str(SCRIPT), "stop", str(where)], capture_output=True, env=env)
+    if old is None:
+        os.environ.pop("SLURM_CONF", None)
+    else:
+        os.environ["SLURM_CONF"] = old
+
+
+def _config(tmp_path: Path) -> Path:
+    cfg = tmp_path / "c.toml"
+    files = ", ".join(f'"{p}"' for p in SMOKE)
+    cfg.write_text(f'name = "onslurm"\ninstances = [{files}]\ntask = {{ kind = "count", k = 2 }}\njobs = 2\n'
+                   '[limits]\ntime_s = 30\nmemory_mb = 2048\n[[pairs]]\nbackend = "sat"\n[[pairs]]\nbackend = "cpsat"\n')
+    return cfg
+
+
+def _facts(out: Path) -> dict[str, tuple]:
+    with ResultsStore(out, create=False) as store:
+        return {r["run_id"]: (r["instance"], r["pair"], r["status"], r["answer"], r["count"], r["verdict"])
+                for r in store.records()}
+
+
+def test_a_campaign_on_slurm_gives_the_records_of_a_local_one(slurm, tmp_path, capsys):
+    cfg = _config(tmp_path)
+    assert main(["run", str(cfg), "--progress", "plain", "--out", str(tmp_path / "local")]) == 0
+    assert main(["run", str(cfg), "--executor", "slurm", "--out", str(tmp_path / "slurm")]) == 0
+    said = capsys.readouterr()
+    assert "slurm: submitting 2 shards of 2" in said.err
+    local, onslurm = _facts(tmp_path / "local"), _facts(tmp_path / "slurm")
+    assert onslurm == local
+    with ResultsStore(tmp_path / "slurm", create=False) as store:
+        sessions = store.sessions()
+        assert {s.get("shard") for s in sessions} == {"1/2", "2/2"}
+        assert all(r["worker_pid"] and r["host"] for r in store.records())
+    assert main(["check", str(tmp_path / "slurm")]) == 0
+    # run again: every shard resumes, nothing is run twice, the merged store is the same
+    assert main(["run", str(cfg), "--executor", "slurm", "--out", str(tmp_path / "slurm")]) == 0
+    assert "0 executed now" in capsys.readouterr().out
+    assert _facts(tmp_path / "slurm") == local
+
+
+def test_a_cancelled_job_is_submitted_again_and_its_shard_resumed(slurm, tmp_path, capsys, monkeypatch):
+    """``scancel`` of one array task before it ends: its shard is submitted again (a retry) and resumed."""
+    from harness.runner import slurm as onslurm
+
+    real = onslurm.submit_shards
+    cancelled: list[str] = []
+
+    def submit_and_cancel_one(*args, **kwargs):
+        jobs = real(*args, **kwargs)
+        if not cancelled:  # the first pass: cancel the first task at once
+            cancelled.append(jobs[0].job_id)
+            subprocess.run(["scancel", jobs[0].job_id], check=True)
+        return jobs
+
+    monkeypatch.setattr(onslurm, "submit_shards", submit_and_cancel_one)
+    cfg = _config(tmp_path)
+    assert main(["run", str(cfg), "--executor", "slurm", "--out", str(tmp_path / "slurm")]) == 0
+    err = capsys.readouterr().err
+    assert cancelled and f"job {cancelled[0]}" in err and "pass 2 of at most 3" in err
+    facts = _facts(tmp_path / "slurm")
+    with ResultsStore(tmp_path / "slurm", create=False) as store:
+        assert {p["run_id"] for p in store.plan()} == set(facts)  # every planned run, once
