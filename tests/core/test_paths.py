@@ -121,6 +121,11 @@ NOT_NAMES = {
     ("core/proctree.py", "pid"): "a number (/proc)",
     ("core/proctree.py", "tid"): "a number (/proc)",
     ("core/scratch.py", "PREFIX"): "the roots' own prefix (a constant)",
+    ("runner/slurm.py", "DB_NAME"): "the store's own file name (a constant)",
+    ("runner/slurm.py", "name"): "the store's own file names (DB_NAME and its -wal, -shm)",
+    ("runner/slurm.py", "path.name"): "the name of a file the merge wrote into its own folder",
+    ("store/merge.py", "DB_NAME"): "the store's own file name (a constant)",
+    ("store/merge.py", "name"): "proofs/FILE: the name of a file a source store keeps (a sha256 and a suffix)",
     ("core/scratch.py", "os.getpid() if pid is None else pid"): "a number",
 }
 
