@@ -69,9 +69,27 @@ def _no_work_folder_left(tmp_path_factory):
             continue
         if owner.isdigit() and scratch.pid_alive(int(owner)) and not any(path.iterdir()):
             continue
-        left.append(f"{path.name}: {sorted(p.name for p in path.iterdir())}")
+        seen = _FIRST_SEEN.get(path.name)
+        left.append(f"{path.name}: {sorted(p.name for p in path.iterdir())}"
+                    + (f" (first there after {seen})" if seen else ""))
     shutil.rmtree(own, ignore_errors=True)
     assert not left, f"the suite left work folders behind: {left}"
+
+
+_FIRST_SEEN: dict[str, str] = {}  # a scratch folder's name -> the test at whose end it was first there
+
+
+@pytest.fixture(autouse=True)
+def _note_work_folders(request):
+    """After each test, which scratch folders with something in them are there, noted against the first test
+    they outlived: a folder the suite leaves behind is then named with the test that left it (a glob of one
+    folder per test; nothing is judged here)."""
+    yield
+    import tempfile
+
+    for path in Path(tempfile.gettempdir()).glob("battlebench-work-*/*"):
+        key = path.parent.name
+        _FIRST_SEEN.setdefault(key, request.node.nodeid)
 
 
 # The quick subset (`pytest -m "not slow"`, a few minutes) leaves out what runs solvers at length: whole modules of

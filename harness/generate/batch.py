@@ -38,6 +38,7 @@ import signal
 import sys
 import threading
 import time
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,7 +141,7 @@ def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) 
     log = log if log is not None else sys.stderr
     partial = Path(task.out) / PARTIAL_DIR  # journals of minimal-hint searches not finished yet
     journal = journal_path(settings, seed, partial)
-    kept = f"; the oracle's answers so far are kept in {journal}"
+    kept = _kept(journal)
     t0 = time.perf_counter()
     if _STOPPED:
         return SeedResult(seed, task.name, "not started", f"seed {seed}: not started (interrupted)")
@@ -177,10 +178,10 @@ def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) 
         return SeedResult(seed, task.name, "failed", f"seed {seed}: cannot write {where}: {exc.strerror or exc}"
                           + (kept if journal.exists() else ""), seconds=time.perf_counter() - t0)
     except KeyboardInterrupt:
-        return _interrupted(task, journal, kept, t0)
+        return _interrupted(task, journal, t0)
     except Exception:
         if _STOPPED:  # the stop landed in an extension's code, which turned it into its own error (CI: an
-            return _interrupted(task, journal, kept, t0)  # import of CP-SAT's helper -> "initialization failed")
+            return _interrupted(task, journal, t0)  # import of CP-SAT's helper -> "initialization failed")
         raise
     finally:
         _BUSY = False
@@ -192,9 +193,18 @@ def make_seed(task: SeedTask, certifier: Any = None, log: TextIO | None = None) 
     return SeedResult(seed, task.name, "wrote", message, str(meta["expected_status"]), wall)
 
 
-def _interrupted(task: SeedTask, journal: Path, kept: str, t0: float) -> SeedResult:
+def _kept(journal: Path) -> str:
+    return f"; the oracle's answers so far are kept in {journal}"
+
+
+def _resumes(journal: Path) -> str:
+    """What a stopped seed's line says of its journal: where it is and that the same command resumes from it."""
+    return _kept(journal) + ": the same command resumes from them" if journal.exists() else ""
+
+
+def _interrupted(task: SeedTask, journal: Path, t0: float) -> SeedResult:
     gc.collect()  # the solvers the traceback held are freed here, not during interpreter shutdown
-    tail = kept + ": the same command resumes from them" if journal.exists() else ""
+    tail = _resumes(journal)
     return SeedResult(task.seed, task.name, "interrupted", f"seed {task.seed}: interrupted{tail}",
                       seconds=time.perf_counter() - t0)
 
@@ -457,17 +467,29 @@ def _collect(results: Iterator[SeedResult | None], runner: Any, emit: Callable[[
 
 
 def _drain(runner: Any, emit: Callable[[str], None], progress: Any, timeout_s: float = 30.0) -> None:
-    """After an interrupt: report the seeds in flight as they stop (their journals kept)."""
+    """After an interrupt: report the seeds in flight as they stop (their journals kept).  A seed whose worker
+    ended without an answer (a pool worker that died as it was stopped takes every pending future of the pool
+    with it: BrokenProcessPool, seen in CI under load) or is still going ``timeout_s`` later (it is killed) is
+    reported as interrupted all the same, with its journal if it has one: the same command resumes from it."""
     end = time.monotonic() + timeout_s
-    for future in list(runner.futures):
+    for future, task in list(runner.futures.items()):
         if future.cancelled():
             continue
         try:
             result = future.result(timeout=max(0.1, end - time.monotonic()))
-        except Exception:  # noqa: BLE001 - cancelled, died or still running: its journal is on disk
-            continue
+        except (FutureTimeout, TimeoutError):  # the same class from Python 3.11; Dask's is TimeoutError
+            result = _stopped_without_answer(task, f"still running {timeout_s:g} s after the stop: its worker is "
+                                                   "killed")
+        except Exception as exc:  # noqa: BLE001 - its worker died: the journal on disk is all there is
+            result = _stopped_without_answer(task, f"its worker ended as it was stopped ({type(exc).__name__})")
         if result.outcome not in ("kept", "not started"):
             _show(result, emit, progress)
+
+
+def _stopped_without_answer(task: SeedTask, why: str) -> SeedResult:
+    """A seed in flight at a stop whose worker gave no answer: interrupted, with its journal if it has one."""
+    tail = _resumes(journal_path(task.settings, task.seed, Path(task.out) / PARTIAL_DIR))
+    return SeedResult(task.seed, task.name, "interrupted", f"seed {task.seed}: interrupted{tail} ({why})")
 
 
 def _show(result: SeedResult, emit: Callable[[str], None], progress: Any) -> None:

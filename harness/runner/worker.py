@@ -94,18 +94,28 @@ def _guard() -> None:
     """Start the guard: a shell in this process group that waits on the runner's guard pipe and, at its end
     (the runner ended, however: kill -9 too), kills the worker's whole session -- this worker and every solver
     process it started (MiniZinc, fzn-gecode, a plugin's children), which the parent-death signal alone would
-    leave."""
+    leave -- and then removes the worker's scratch root (:mod:`harness.core.scratch`: a MiniZinc call's model
+    and data), which the runner that would have removed it is no longer there to do.  When the runner itself
+    ends the worker (:meth:`harness.runner.process.WorkerProcess.kill`) the guard is killed with the session
+    before the pipe closes, so it never fires then (the runner removes the root)."""
     fd = os.environ.pop("BATTLEBENCH_GUARD_FD", None)
     if fd is None:
         return
+    import shlex
     import subprocess
 
+    from harness.core import scratch
+
     # The session, not only the group: a solver driver may put its own solver in a group of its own (MiniZinc
-    # starts fzn-gecode so), but not outside the worker's session.  pkill (procps) replaces the shell, so that
-    # it is not among what it kills; without pkill the group alone.
+    # starts fzn-gecode so), but not outside the worker's session.  The killing is done from a session of its
+    # own (setsid -f), so that the shell that removes the root is not among what it kills; without setsid,
+    # pkill replaces the shell (the root then stays until the next runner start sweeps it); without pkill the
+    # group alone.
     sid, pgid = os.getsid(0), os.getpgrp()
-    script = (f"read _ignored; command -v pkill >/dev/null 2>&1 && exec pkill -KILL -s {sid}; "
-              f"kill -9 -{pgid}")
+    after = f"pkill -KILL -s {sid}; kill -9 -{pgid} 2>/dev/null; sleep 0.1; rm -rf {shlex.quote(str(scratch.root()))}"
+    script = ("read _ignored; command -v pkill >/dev/null 2>&1 || exec kill -9 -" + str(pgid) + "; "
+              f"command -v setsid >/dev/null 2>&1 && exec setsid -f sh -c {shlex.quote(after)}; "
+              f"exec pkill -KILL -s {sid}")
     try:
         subprocess.Popen(["sh", "-c", script], stdin=int(fd),
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)

@@ -12,6 +12,7 @@ import pytest
 
 from harness.cli import main
 from harness.generate.batch import SeedResult
+from harness.generate.generator import journal_path
 from harness.generate.journal import PARTIAL_DIR
 from harness.puzzle.formats import read_instance
 import procs
@@ -162,6 +163,43 @@ def test_sigterm_during_the_parents_wait_stops_at_the_next_wait_and_restores_the
     assert signal.getsignal(signal.SIGTERM) is before
     assert code == 130 and runner.interrupted and runner.waits == 1
     assert "seed 1: interrupted" in capsys.readouterr().err
+
+
+class _BreaksWhenStopped(_WaitsInALock):
+    """A pool whose worker dies as it is stopped: every pending future gets BrokenProcessPool (CI, under load)."""
+
+    def wait(self, pending, timeout):
+        self.waits += 1
+        os.kill(os.getpid(), signal.SIGTERM)  # the stop, set by the handler and seen after this wait
+        return set(), pending
+
+    def interrupt(self):
+        from concurrent.futures.process import BrokenProcessPool
+
+        self.interrupted = True
+        for future in self.futures:
+            future.set_exception(BrokenProcessPool("A process in the process pool was terminated abruptly"))
+
+
+def test_seeds_whose_worker_died_as_it_was_stopped_are_still_reported_with_their_journals(tmp_path, monkeypatch,
+                                                                                          capsys):
+    """CI: a pool worker ended as SIGTERM stopped it and the pool broke; the two seeds in flight were not named."""
+    import harness.generate.batch as batch
+    from harness.generate.generator import Settings
+
+    runner = _BreaksWhenStopped()
+    monkeypatch.setattr(batch, "_Pool", lambda jobs: runner)
+    tasks = [batch.SeedTask(Settings(7, 7, hints="minimal"), seed, str(tmp_path), 60.0) for seed in (1, 2)]
+    journal = journal_path(tasks[0].settings, 1, tmp_path / PARTIAL_DIR)
+    journal.parent.mkdir(parents=True)
+    journal.write_text("{}\n")  # seed 1 had answers on disk, seed 2 none yet
+    with batch.stop_on_signals():
+        code = batch.make_all(tasks, jobs=2)
+    err = capsys.readouterr().err
+    assert code == 130 and runner.interrupted
+    assert (f"seed 1: interrupted; the oracle's answers so far are kept in {journal}: the same command resumes "
+            "from them (its worker ended as it was stopped (BrokenProcessPool))") in err, err
+    assert "seed 2: interrupted (its worker ended as it was stopped (BrokenProcessPool))" in err, err
 
 
 def test_an_error_an_interrupt_causes_inside_an_extension_still_means_interrupted(tmp_path, monkeypatch):

@@ -3,7 +3,8 @@
 Every process a command starts -- workers, their guards, solver binaries (MiniZinc, fzn-gecode), a plugin's
 children, the generator's pool -- inherits a marker in its environment; after ``kill -9`` of the command
 alone, no process with the marker may be left (each worker dies with its parent, and its guard kills the
-worker's whole process group when the command's end closes the guard pipe).
+worker's whole process group when the command's end closes the guard pipe), nor a scratch folder of a worker
+(its guard removes the worker's root after the kill).
 """
 
 from __future__ import annotations
@@ -66,16 +67,18 @@ def _wait_for(proc: subprocess.Popen, marker: str, ready) -> dict[int, str]:
 
 
 def _kill_and_count(proc: subprocess.Popen, marker: str) -> dict[int, str]:
+    """``kill -9`` of the command; what is left of it once the survivors have had time to notice: its processes,
+    and the scratch roots of its workers (a MiniZinc call's model and data), which their guards remove."""
+    roots = [scratch.root(pid) for pid in _census(marker)]
     os.kill(proc.pid, signal.SIGKILL)  # the command alone, as `kill -9 PID` does
     proc.wait()
     deadline = time.monotonic() + SETTLE_S
     left = _census(marker)
-    while left and time.monotonic() < deadline:
+    while (left or any(r.exists() for r in roots)) and time.monotonic() < deadline:
         time.sleep(0.1)
         left = _census(marker)
-    # The work folders of the workers the kill took (a MiniZinc call's model and data) stay until the next
-    # runner start sweeps the roots of owners that are gone (harness.core.scratch); that sweep, here.
-    scratch.sweep()
+    left.update({-i: f"scratch root {r.name}: {sorted(p.name for p in r.iterdir())}"
+                 for i, r in enumerate(roots, 1) if r.exists()})
     return left
 
 

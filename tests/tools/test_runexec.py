@@ -68,8 +68,9 @@ def test_runexec_ends_a_busy_tool_at_its_cpu_limit_with_its_children(isolated, t
                   "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
                   "last = 0.0\n"
                   "while True:\n"
-                  "    if (t := time.process_time()) - last > 0.02:\n"
-                  f"        open({str(used)!r}, 'w').write(str(t)); last = t\n")
+                  "    if (t := time.process_time()) - last > 0.02:\n"  # replaced whole: a kill mid-write leaves
+                  f"        open({str(used)!r} + '.new', 'w').write(str(t)); last = t\n"  # the last value, not ''
+                  f"        os.replace({str(used)!r} + '.new', {str(used)!r})\n")
     got = run_measured([sys.executable, str(tmp_path / "busy"), "x"], 2.0, 500, tmp_path)
     # the harness stops runexec at the exact limit (reason "killed"); runexec's own whole-second limits are behind it
     assert got.timed_out and got.reason in ("killed", "cputime", "walltime") and got.layer == "runexec"
