@@ -96,7 +96,8 @@ status
     (``classify()``, ``classify_count()``, ``classify_play()``): ``sat``, ``unsat``,
     ``timeout``, ``unknown`` (the solver stopped on its own within its limits without
     deciding: unsolved, not a timeout), ``memout``, ``error``, ``wrong``, ``refused``.  Play: ``sat`` is a game
-    that ended.
+    that ended.  Not classified but set by the executor: ``lost``, a run whose Dask worker or SLURM task was lost on
+    every attempt ``retries`` allows (no measurement: counted as missing, executed again by a resume).
 verdict
     What the independent check says of the answer: solve -- the verifier on every
     returned board; count -- the count against the instance's known count; play -- the

@@ -47,7 +47,8 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "memory_limit_mb": ("INTEGER", "the memory limit"),
     # outcome
     "status": ("TEXT",
-               "classified from answer, termination and verdict: sat unsat timeout unknown memout error wrong refused"),
+               "classified from answer, termination and verdict: sat unsat timeout unknown memout error wrong "
+               "refused; lost: no measurement, its worker or node was lost on every attempt (a resume runs it again)"),
     "answer": ("TEXT", "what the plugin said: sat | unsat | unknown | none (no answer came back)"),
     "exhausted": ("INTEGER", "0/1"),
     "termination": ("TEXT", "why the run ended: completed solver-limit timeout memout crash refused output-limit"),

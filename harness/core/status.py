@@ -22,14 +22,18 @@ class Status(str, enum.Enum):
     ERROR = "error"  # crash, exception, unavailable solver
     WRONG = "wrong"  # a returned board failed the verifier
     REFUSED = "refused"  # the plugin declined the instance (it cannot express it): not an error
+    LOST = "lost"  # its worker or node was lost on every attempt the campaign's ``retries`` allow: not measured
 
     def __str__(self) -> str:
         return self.value
 
 
-STATUS_ORDER = ("sat", "unsat", "timeout", "unknown", "memout", "error", "wrong")
+STATUS_ORDER = ("sat", "unsat", "timeout", "unknown", "memout", "error", "wrong", "lost")
 """The statuses a campaign's tables count, in report order (``refused`` is shown apart, as "other")."""
-WHEN_PRESENT = ("unknown", "output-limit")
+NOT_MEASURED = ("lost",)
+"""Statuses of runs that hold no measurement: a campaign's resume executes them again (the new record replaces
+the old), and reports and checks count them apart, never as a solver's result."""
+WHEN_PRESENT = ("unknown", "output-limit", "lost")
 """The statuses (of :data:`STATUS_ORDER`) and terminations a table shows only when some run has one: a report of
 runs without one (every report written before they existed) stays as it was."""
 

@@ -73,11 +73,12 @@ def base_record(spec: RunSpec, execution: Any = None) -> dict[str, Any]:
     return rec
 
 
-def error_record(spec: RunSpec, error: str, detail: str = "") -> dict[str, Any]:
-    """The record of a run no worker executed: its subject could not be read, or the harness failed."""
+def error_record(spec: RunSpec, error: str, detail: str = "", status: Status = Status.ERROR) -> dict[str, Any]:
+    """The record of a run no worker executed: its subject could not be read, or the harness failed (or, with
+    ``status`` lost, the run's worker or node was lost on every attempt: :data:`Status.LOST`)."""
     rec = base_record(spec)
     now = now_iso()
-    rec.update(started_at=now, ended_at=now, status=str(Status.ERROR), answer="none", exhausted=0,
+    rec.update(started_at=now, ended_at=now, status=str(status), answer="none", exhausted=0,
                termination=str(Termination.CRASH), verdict="none", count=0, complete=0, wall_s=0.0,
                overshoot_s=0.0, boards=dumps([]), verdicts=dumps([]), versions=dumps({}), error=error,
                detail=detail)

@@ -4,7 +4,9 @@
 expands to; :meth:`harness.store.ResultsStore.plan`).  :func:`load_campaign` reads the
 runs and the plan and :func:`assess` compares them:
 
-* ``missing``: planned runs with no stored record (an interrupted campaign, rows lost);
+* ``missing``: planned runs with no stored record (an interrupted campaign, rows lost), or with only a record
+  that holds no measurement (``lost``: the run's worker or node was lost on every attempt; counted as ``lost``
+  among the missing, and left out of every table like a run not stored);
 * ``outside``: stored runs that are not in the plan (they ran for an instance file whose
   content has changed since, or from another plan): left out of every table and check;
 * ``ranked``: the instances on which every planned run is stored, so that every pair has
@@ -24,11 +26,12 @@ and ``check`` fails unless told ``--allow-incomplete``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
+from harness.core.status import NOT_MEASURED
 from harness.errors import InputError
 from harness.report.data import INSTANCE_KEY, clean, with_instance_key
 from harness.store import ResultsStore
@@ -49,6 +52,7 @@ class Completeness:
     left_out: tuple[str, ...]  # display names of the other instances, sorted
     by_pair: pd.DataFrame = field(repr=False, compare=False,
                                   default_factory=lambda: pd.DataFrame(columns=MISSING_COLUMNS))
+    lost: int = 0  # of the missing: runs stored as lost (no measurement), executed again by the next resume
 
     @property
     def known(self) -> bool:
@@ -75,7 +79,8 @@ class Completeness:
             head = ("Completeness unknown: the store records no plan (written before battlebench kept "
                     "one, or by hand)")
         else:
-            head = f"Incomplete: {self.stored} of {self.planned} runs ({self.missing} missing)"
+            lost = f", {self.lost} of them lost with their worker or node" if self.lost else ""
+            head = f"Incomplete: {self.stored} of {self.planned} runs ({self.missing} missing{lost})"
         n, total = len(self.ranked), self.instances
         if n == total:
             return head + "."
@@ -100,8 +105,11 @@ def assess(runs: pd.DataFrame, plan: list[dict] | None) -> tuple[Completeness, p
     ``runs`` is the typed run frame; ``plan`` the store's plan rows (None: unknown).
     """
     runs = with_instance_key(runs)
+    measured = ~runs["status"].astype(object).isin(NOT_MEASURED).to_numpy(dtype=bool)
+    lost = runs[~measured]
+    runs = runs[measured].reset_index(drop=True)
     if plan is None:
-        return _without_plan(runs), runs
+        return replace(_without_plan(runs), lost=len(lost)), runs
     planned = pd.DataFrame(plan, columns=["run_id", "instance", "instance_path", "pair"])
     planned[INSTANCE_KEY] = _key(planned)
     in_plan = runs["run_id"].astype(object).isin(set(planned["run_id"]))
@@ -117,8 +125,9 @@ def assess(runs: pd.DataFrame, plan: list[dict] | None) -> tuple[Completeness, p
     names = planned.drop_duplicates(INSTANCE_KEY).set_index(INSTANCE_KEY)["instance"]
     ranked = tuple(k for k, ok in per_instance.items() if ok)
     left_out = tuple(sorted(str(names[k]) for k, ok in per_instance.items() if not ok))
+    lost_in_plan = int(lost["run_id"].astype(object).isin(set(planned["run_id"])).sum())
     result = Completeness(len(planned), int(planned["stored"].sum()), int((~in_plan).sum()),
-                          len(per_instance), ranked, left_out, by_pair[MISSING_COLUMNS])
+                          len(per_instance), ranked, left_out, by_pair[MISSING_COLUMNS], lost_in_plan)
     return result, kept
 
 

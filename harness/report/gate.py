@@ -3,7 +3,7 @@
 A check *fails* (exit 1) when any of these holds, each reported on its own lines:
 
 * the store holds no runs (nothing was checked);
-* the campaign is incomplete: planned runs are missing, or the store records no plan so
+* the campaign is incomplete: planned runs are missing (or stored as lost), or the store records no plan so
   completeness cannot be told (unless ``allow_incomplete``);
 * some run ended in ``error`` (unless ``allow_errors``), listed by message;
 * the stored results disagree (each task's section, :mod:`harness.report.sections`: a
@@ -129,7 +129,9 @@ def _nothing_stored(results: str | Path, campaign: Campaign, out: TextIO) -> int
     """An empty store proves nothing: say so and fail."""
     c = campaign.completeness
     print(f"store: {results}: no runs stored"
-          + (f" of {c.planned} planned" if c.known else "") + ": nothing was checked", file=out)
+          + (f" of {c.planned} planned" if c.known else "")
+          + (f" ({c.lost} stored as lost with their worker or node: not measured)" if c.lost else "")
+          + ": nothing was checked", file=out)
     print("check: FAILED: an empty store proves nothing", file=out)
     return FAILED
 
@@ -144,6 +146,9 @@ def _completeness(campaign: Campaign, opts: CheckOptions, out: TextIO) -> list[s
     if c.known:
         per_pair = ", ".join(f"{p} {m}" for p, m in c.missing_by_pair().items())
         text = f"{c.missing} of {c.planned} planned runs are missing ({per_pair})"
+        if c.lost:
+            text += (f"; {c.lost} of them lost with their worker or node on every attempt (stored as lost, not "
+                     "measured: running the same config again executes them)")
     else:
         text = ("unknown: the store records no plan (made before battlebench kept one, or by hand); "
                 "run its config again with `battlebench run` to record it (stored runs are not "

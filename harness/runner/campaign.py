@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.request import KEPT_FILES
+from harness.core.status import Status
 from harness.core.task import RunSpec, error_record, now_iso, task_of
 from harness.runner.config import Config
 
@@ -49,6 +50,15 @@ def execute_spec(pool: Any, spec: RunSpec) -> dict[str, Any]:
     return executed.record
 
 
+def lost_record(spec: RunSpec, why: str, started: str | None = None) -> dict[str, Any]:
+    """A run whose worker or node was lost on every attempt the campaign's ``retries`` allow: stored as ``lost``
+    (no measurement: the next resume executes it again, and its record then replaces this one)."""
+    rec = error_record(spec, f"lost: {why}", status=Status.LOST)
+    if started:
+        rec["started_at"] = started
+    return rec
+
+
 def failed_record(spec: RunSpec, exc: BaseException, started: str | None = None) -> dict[str, Any]:
     """A run the harness itself failed to execute: recorded as an error, the campaign goes on."""
     import traceback
@@ -59,4 +69,5 @@ def failed_record(spec: RunSpec, exc: BaseException, started: str | None = None)
     return rec
 
 
-__all__ = ["RunSpec", "campaign_root", "display", "execute_spec", "expand", "failed_record", "now_iso"]
+__all__ = ["RunSpec", "campaign_root", "display", "execute_spec", "expand", "failed_record", "lost_record",
+           "now_iso"]

@@ -11,6 +11,8 @@ A config names the instances, the pairs, the task, the limits and how to execute
     seeds = [0, 1]                        # optional: each pair runs once per seed
     jobs = 1                              # runs executed in parallel
     executor = "local"                    # or "dask" (with scheduler = "tcp://host:8786"), or "slurm"
+    retries = 2                           # dask, slurm: a run lost with its worker or node is executed
+                                          # again this often, then stored as lost (status "lost")
     output = "../results/smoke"           # results directory (relative to this file)
     workers = "warm"                      # or "cold": a fresh worker process per run
 
@@ -68,9 +70,12 @@ from harness.core.thresholds import Given, parse_check
 from harness.errors import ConfigError, InputError, LimitError
 
 _TOP_KEYS = ("name", "instances", "pairs", "task", "limits", "repetitions", "seeds", "jobs",
-             "executor", "scheduler", "output", "workers", "report", "check")
+             "executor", "scheduler", "retries", "output", "workers", "report", "check")
 _LIMIT_KEYS = ("time_s", "memory_mb", "grace_s", "output_mb")
 EXECUTORS = ("local", "dask", "slurm")
+DEFAULT_RETRIES = 2
+"""How often a run lost with its worker or node (a Dask worker killed, a SLURM task cancelled) is executed again
+before it is stored as ``lost``."""
 """What runs a campaign: worker processes here, a Dask cluster, a SLURM job array (harness.runner.slurm)."""
 _REPORT_KEYS = ("rank_by", "controls")
 _MANIFEST = "MANIFEST.toml"
@@ -92,6 +97,7 @@ class Config:
     jobs: int = 1
     executor: str = "local"
     scheduler: str | None = None
+    retries: int = DEFAULT_RETRIES  # dask, slurm: attempts beyond the first for a run lost with its worker or node
     output: Path = Path("results")
     workers: str = "warm"
     text: str = field(default="", repr=False)
@@ -186,6 +192,9 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
     if executor not in EXECUTORS:
         raise ConfigError(path, "executor", f"must be 'local', 'dask' or 'slurm', not {executor!r}")
     scheduler = _get(data, "scheduler", str, path)
+    retries = _get(data, "retries", int, path)
+    if retries is not None and retries < 0:
+        raise ConfigError(path, "retries", "must be >= 0")
     workers = _get(data, "workers", str, path) or "warm"
     if workers not in ("warm", "cold"):
         raise ConfigError(path, "workers", f"must be 'warm' or 'cold', not {workers!r}")
@@ -199,7 +208,8 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
     return Config(
         name=name, path=path, instance_paths=tuple(instance_paths), pairs=tuple(pairs), task=task,
         limits=limits, repetitions=repetitions, seeds=seeds, jobs=jobs, executor=executor,
-        scheduler=scheduler, output=output, workers=workers, text=text, patterns=tuple(patterns), params=params,
+        scheduler=scheduler, retries=DEFAULT_RETRIES if retries is None else retries, output=output,
+        workers=workers, text=text, patterns=tuple(patterns), params=params,
         rank_by=rank_by, controls=controls,
         check=check,
     )
@@ -343,5 +353,5 @@ def resolve_instances(patterns: list[str], base: Path, path: Path, *, require: b
     return out
 
 
-__all__ = ["EXECUTORS", "Config", "ConfigError", "Limits", "PairSpec", "TaskSpec", "load_config", "parse_config",
+__all__ = ["DEFAULT_RETRIES", "EXECUTORS", "Config", "ConfigError", "Limits", "PairSpec", "TaskSpec", "load_config", "parse_config",
            "resolve_instances"]

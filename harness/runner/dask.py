@@ -6,16 +6,28 @@ executes in its own limited, killable process group on that machine, and a warm
 worker per backend is kept per Dask worker thread.  Only the record travels back;
 the runner stores it.  ``scheduler`` is a scheduler address (``tcp://host:8786``) or
 ``"local"``, which starts a ``LocalCluster`` of ``jobs`` single-threaded workers here.
+
+Runs are submitted as the cluster has threads to run them (no more in flight than its workers' threads, counted
+again as they finish, so workers that join are used), so a run is never queued on a worker behind another: a
+worker lost takes only the runs it was executing.  A run whose Dask worker dies under it (killed, its machine
+lost: Dask's ``KilledWorker``) is submitted again, up to the campaign's ``retries`` times, and then stored as
+``lost`` with the reason; it is stored once whatever happened (each attempt has a key of its own, and the store
+keeps one record per run).  The LocalCluster this
+executor starts lets each task fail on no more than one worker (``allowed_failures=0``), so each attempt is one
+worker lost; a scheduler started apart retries a task on its own ``distributed.scheduler.allowed-failures``
+workers within each attempt (set it to 0 there for the same accounting).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from typing import Any, Iterator
 
 from harness.errors import UsageError
-from harness.runner.campaign import RunSpec, execute_spec, failed_record, now_iso
+from harness.runner.campaign import RunSpec, execute_spec, failed_record, lost_record, now_iso
+from harness.runner.config import DEFAULT_RETRIES
 from harness.runner.local import HEARTBEAT_S
 from harness.runner.process import WorkerPool
 
@@ -39,18 +51,22 @@ def execute_on_worker(spec: RunSpec, warm: bool) -> dict[str, Any]:
         return failed_record(spec, exc, started)
 
 
-def local_cluster(jobs: int) -> Any:
+def local_cluster(jobs: int, allowed_failures: int | None = None) -> Any:
     """A ``LocalCluster`` of ``jobs`` single-threaded worker processes on this machine, without a dashboard and
     with its scheduler's HTTP server on a free port of localhost: ``dashboard_address=None`` alone leaves that
     server on port 8787 of every interface, so a second cluster at the same time (another campaign, a parallel
-    test) meets "Port 8787 is already in use"."""
+    test) meets "Port 8787 is already in use".  ``allowed_failures``: the workers a task may see die before it
+    fails with KilledWorker, less one (None: Dask's setting)."""
     import distributed
 
+    scheduler: dict[str, Any] = {"dashboard_address": "127.0.0.1:0"}
+    if allowed_failures is not None:
+        scheduler["allowed_failures"] = allowed_failures
     return distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-                                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                                    scheduler_kwargs=scheduler)
 
 
-def connect(scheduler: str | None, jobs: int = 1) -> tuple[Any, Any]:
+def connect(scheduler: str | None, jobs: int = 1, allowed_failures: int | None = None) -> tuple[Any, Any]:
     """(client, cluster or None): a client of the scheduler at ``scheduler``, or of a new LocalCluster of
     ``jobs`` single-threaded worker processes for ``None``/``"local"`` (shared by campaigns and generate)."""
     try:
@@ -58,7 +74,7 @@ def connect(scheduler: str | None, jobs: int = 1) -> tuple[Any, Any]:
     except ImportError:
         raise UsageError("executor 'dask' needs dask.distributed: pip install 'battlebench[dask]'") from None
     if scheduler in (None, "", "local"):
-        cluster = local_cluster(jobs)
+        cluster = local_cluster(jobs, allowed_failures)
         return distributed.Client(cluster), cluster
     try:
         return distributed.Client(scheduler, timeout="20s"), None
@@ -69,14 +85,16 @@ def connect(scheduler: str | None, jobs: int = 1) -> tuple[Any, Any]:
 class DaskExecutor:
     """Submit every run to a dask.distributed cluster and yield records as they finish."""
 
-    def __init__(self, scheduler: str | None, jobs: int = 1, warm: bool = True, client: Any = None):
+    def __init__(self, scheduler: str | None, jobs: int = 1, warm: bool = True, client: Any = None,
+                 retries: int = DEFAULT_RETRIES):
         self.warm = warm
+        self.retries = retries
         self._cluster = None
         self._own_client = client is None
         if client is not None:
             self.client = client
         else:
-            self.client, self._cluster = connect(scheduler, jobs)
+            self.client, self._cluster = connect(scheduler, jobs, allowed_failures=0)
         self._futures: list[Any] = []
         self._by_key: dict[str, RunSpec] = {}
         self._first_seen: dict[str, float] = {}  # task key -> monotonic time it was first seen processing
@@ -116,24 +134,48 @@ class DaskExecutor:
         import distributed
 
         by_key = self._by_key
+        attempt: dict[str, int] = {}  # task key -> which attempt of its run it is (0: the first)
         self._futures = []
-        for spec in specs:
-            future = self.client.submit(execute_on_worker, spec, self.warm,
-                                        key=f"battlebench-run-{spec.run_id}", pure=False)
-            by_key[future.key] = spec
+
+        def submit(spec: RunSpec, n: int) -> Any:
+            key = f"battlebench-run-{spec.run_id}" + (f"-retry{n}" if n else "")
+            future = self.client.submit(execute_on_worker, spec, self.warm, key=key, pure=False)
+            by_key[future.key], attempt[future.key] = spec, n
             self._futures.append(future)
-        pending = set(self._futures)
-        while pending:
+            return future
+
+        queue: deque[tuple[RunSpec, int]] = deque((spec, 0) for spec in specs)
+        pending: set[Any] = set()
+        while queue or pending:
+            room = self._threads()
+            while queue and len(pending) < room:  # no more in flight than threads to run them (the docstring)
+                pending.add(submit(*queue.popleft()))
             try:
                 done, pending = distributed.wait(pending, timeout=HEARTBEAT_S, return_when="FIRST_COMPLETED")
             except TimeoutError:
                 yield None
                 continue
             for future in done:
+                spec, n = by_key[future.key], attempt[future.key]
                 try:
                     yield future.result()
-                except Exception as exc:  # the Dask worker itself died or the task failed
-                    yield failed_record(by_key[future.key], exc, now_iso())
+                except distributed.KilledWorker as exc:  # its worker died under it: again, or lost
+                    if n < self.retries:
+                        queue.appendleft((spec, n + 1))
+                        continue
+                    where = getattr(getattr(exc, "last_worker", None), "address", "")
+                    yield lost_record(spec, f"its Dask worker died on each of its {n + 1} attempt"
+                                            f"{'s' if n else ''} (retries = {self.retries})"
+                                            + (f"; the last was {where}" if where else ""), now_iso())
+                except Exception as exc:  # the task failed (not its worker)
+                    yield failed_record(spec, exc, now_iso())
+
+    def _threads(self) -> int:
+        """The cluster's worker threads now (at least 1: a run waits in the scheduler for a worker to come)."""
+        try:
+            return max(1, sum(self.client.nthreads().values()))
+        except Exception:  # noqa: BLE001 - the scheduler busy or away: one in flight, the wait says the rest
+            return 1
 
     def stop(self) -> None:
         if self._futures:

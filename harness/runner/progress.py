@@ -31,7 +31,7 @@ import sys
 import time
 from typing import Any, Callable, TextIO
 
-from harness.core.status import STATUS_ORDER, shown_statuses
+from harness.core.status import STATUS_ORDER, WHEN_PRESENT, shown_statuses
 
 STATUSES = STATUS_ORDER
 MIN_REDRAW_S = 0.1  # live mode: at most ~10 redraws a second
@@ -177,9 +177,9 @@ class Progress:
         # (text, priority): 0 always kept; higher numbers are dropped first
         parts: list[tuple[str, int]] = [
             (f"[{self.done:>{digits}}/{self.total} {percent:>3}%] solved {self.solved}", 0)]
-        for status in ("timeout", "unknown", "memout", "error"):
+        for status in ("timeout", "unknown", "memout", "error", "lost"):
             n = self.counts[status]
-            if n or status != "unknown":  # (unknown: only when some run is)
+            if n or status not in WHEN_PRESENT:  # (unknown, lost: only when some run is)
                 parts.append((f"{status} {n}", 1 if n else 5))
         parts.append((f"WRONG {wrong}", 0) if wrong else ("wrong 0", 5))
         if self.other:

@@ -22,6 +22,7 @@ from harness.core.failures import group_failures, render_failures
 from harness.core.provenance import machine
 from harness.core.request import KEPT_FILES
 from harness.core.task import task_of
+from harness.core.status import NOT_MEASURED
 from harness.runner.campaign import RunSpec, campaign_root, expand
 from harness.runner.config import Config
 from harness.runner.progress import Progress, summary_table
@@ -52,17 +53,22 @@ class CampaignOutcome:
         return self.statuses.get("error", 0)
 
     @property
+    def lost(self) -> int:
+        """Runs stored as lost (:data:`~harness.core.status.NOT_MEASURED`): the next resume executes them again."""
+        return sum(self.statuses.get(s, 0) for s in NOT_MEASURED)
+
+    @property
     def missing(self) -> int:
         return self.total - self.stored
 
     @property
     def exit_code(self) -> int:
-        """130 interrupted; 1 some board was wrong; 3 some run ended in error or is missing; else 0."""
+        """130 interrupted; 1 some board was wrong; 3 some run ended in error, was lost or is missing; else 0."""
         if self.interrupted:
             return EXIT_INTERRUPTED
         if self.wrong:
             return EXIT_WRONG
-        if self.errors or self.missing:
+        if self.errors or self.lost or self.missing:
             return EXIT_ERRORS
         return EXIT_OK
 
@@ -91,7 +97,7 @@ def make_executor(config: Config) -> Any:
     if config.executor == "dask":
         from harness.runner.dask import DaskExecutor
 
-        return DaskExecutor(config.scheduler, config.jobs, warm)
+        return DaskExecutor(config.scheduler, config.jobs, warm, retries=config.retries)
     from harness.runner.local import LocalExecutor
 
     return LocalExecutor(config.jobs, warm)
@@ -123,8 +129,8 @@ def run_campaign(
         if config.text:
             (output / "config.toml").write_text(config.text, encoding="utf-8")
         wanted = {s.run_id for s in specs}
-        stored = [r for r in store.records() if r["run_id"] in wanted]
-        done = {r["run_id"] for r in stored}
+        stored = [r for r in store.records() if r["run_id"] in wanted and r["status"] not in NOT_MEASURED]
+        done = {r["run_id"] for r in stored}  # a lost run is executed again: its new record replaces it
         todo = [s for s in specs if s.run_id not in done]
         outcome = CampaignOutcome(output, len(specs), len(specs) - len(todo), 0)
         progress = Progress(len(specs), stream=stream, live=live, interval_s=interval_s, jobs=config.jobs)
@@ -166,9 +172,11 @@ def run_campaign(
         if outcome.interrupted:
             print(f"interrupted: {len(records)} of {len(specs)} runs are stored in {output}; "
                   "run the same command again to resume", file=stream)
-        elif outcome.missing:
-            print(f"incomplete: {len(records)} of {len(specs)} runs are stored in {output} "
-                  f"({outcome.missing} missing); run the same command again to execute them", file=stream)
+        elif outcome.missing or outcome.lost:
+            gaps = [f"{outcome.missing} missing"] * bool(outcome.missing) + [
+                f"{outcome.lost} lost with their worker or node"] * bool(outcome.lost)
+            print(f"incomplete: {len(records) - outcome.lost} of {len(specs)} runs are measured in {output} "
+                  f"({', '.join(gaps)}); run the same command again to execute them", file=stream)
         return outcome
     finally:
         store.close()

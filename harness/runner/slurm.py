@@ -9,9 +9,10 @@ SLURM rounds it to minutes and a job it kills has no CPU time).  When the array 
 are what the campaign holds.
 
 A task that did not end well (cancelled with ``scancel``, its node lost, killed at the backstop) is submitted
-again, up to ``retries`` times; it resumes its shard's store, so a run stored before the loss is not run again
-and none is stored twice.  A shard still short after its retries leaves its planned runs missing (``check`` and
-the exit code say so); running the same command again resumes every shard.
+again, up to the campaign's ``retries`` times; it resumes its shard's store, so a run stored before the loss is
+not run again and none is stored twice.  A shard still short after its retries has each run it did not store
+stored as ``lost``, with the reason (``check`` and the exit code say so); running the same command again resumes
+every shard, and a lost run's new record takes its place.
 
 Each task asks for one core and the campaign's memory limit plus :data:`MEMORY_MARGIN_MB` (the runner and a
 worker beside the run); submitit's own files (the pickled call, the task's stdout and stderr) are kept in
@@ -134,9 +135,10 @@ def wait_for(jobs: list[Any], poll_s: float = 1.0, settle_s: float = 10.0) -> di
     return ended
 
 
-def run_on_slurm(config: Any, *, fresh: bool = False, retries: int = 2, stream: TextIO | None = None,
+def run_on_slurm(config: Any, *, fresh: bool = False, retries: int | None = None, stream: TextIO | None = None,
                  partition: str | None = None) -> SlurmOutcome:
-    """The campaign on SLURM (see the module docstring); the merged store is written to ``config.output``."""
+    """The campaign on SLURM (see the module docstring); the merged store is written to ``config.output``.
+    ``retries``: the config's unless given."""
     from harness.runner.run import shard_runs
     from harness.runner.campaign import expand
 
@@ -147,9 +149,11 @@ def run_on_slurm(config: Any, *, fresh: bool = False, retries: int = 2, stream: 
     if fresh:
         shutil.rmtree(out / SHARDS_DIR, ignore_errors=True)
     runs_per_shard = {i: len(shard_runs(specs, i, n)) for i in range(1, n + 1)}
+    retries = config.retries if retries is None else retries
     outcome = SlurmOutcome(n)
     before = len(_stored(out, n))
     todo = list(range(1, n + 1))
+    why: dict[int, str] = {}  # shard -> why its last task did not end well
     for attempt in range(retries + 1):
         if not todo:
             break
@@ -162,20 +166,24 @@ def run_on_slurm(config: Any, *, fresh: bool = False, retries: int = 2, stream: 
         ended = wait_for(jobs)
         for shard, job in zip(todo, jobs):
             if not ended[job.job_id]:
-                outcome.lost.append(f"shard {shard} (job {job.job_id}): the job left the queue without a result "
-                                    "(cancelled, its node lost, or killed at its walltime)")
-                again.append(shard)
-                continue
-            try:
-                result = job.result()
-            except Exception as exc:  # submitit's FailedJobError: the shard's call raised on the node
-                why = " ".join(str(exc).split())[:300]
-                outcome.lost.append(f"shard {shard} (job {job.job_id}): {why}")
-                again.append(shard)
-                continue
-            if result.stored < runs_per_shard[shard] and result.exit_code == 130:
-                again.append(shard)
+                why[shard] = (f"its SLURM job {job.job_id} left the queue without a result (cancelled, its node "
+                              "lost, or killed at its walltime)")
+            else:
+                try:
+                    result = job.result()
+                except Exception as exc:  # submitit's FailedJobError: the shard's call raised on the node
+                    why[shard] = f"its SLURM job {job.job_id} failed: {' '.join(str(exc).split())[:300]}"
+                else:
+                    if result.stored < runs_per_shard[shard] and result.exit_code == 130:
+                        why[shard] = f"its SLURM job {job.job_id} was stopped (SIGTERM) before the shard was done"
+                    else:
+                        continue
+            outcome.lost.append(f"shard {shard}: {why[shard]}")
+            again.append(shard)
         todo = again
+    for shard in todo:  # short after every pass: what it did not store is lost, with the reason
+        _store_lost(config, specs, shard, n, f"{why[shard]}, on each of the {retries + 1} passes "
+                                             f"(retries = {retries})")
     merge_shards(config, n)
     from harness.runner.run import CampaignOutcome
 
@@ -186,6 +194,21 @@ def run_on_slurm(config: Any, *, fresh: bool = False, retries: int = 2, stream: 
         done.statuses[r["status"]] = done.statuses.get(r["status"], 0) + 1
     outcome.campaign = done
     return outcome
+
+
+def _store_lost(config: Any, specs: list[Any], shard: int, n: int, why: str) -> None:
+    """Store each run of shard ``shard`` its store does not hold as lost (its store made if it has none)."""
+    from harness.runner.campaign import campaign_root, lost_record
+    from harness.runner.run import plan_of, shard_runs
+    from harness.store.sqlite import ResultsStore
+
+    with ResultsStore(Path(config.output) / SHARDS_DIR / str(shard)) as store:
+        store.begin(config.name, config.hash, config.text, plan=plan_of(specs), root=campaign_root())
+        store.add_columns({name: kind for name, (kind, _) in config.task_type.extra_columns.items()})
+        held = {r["run_id"] for r in store.records()}
+        for spec in shard_runs(specs, shard, n):
+            if spec.run_id not in held:
+                store.add(lost_record(spec, why))
 
 
 def _records(out: Path) -> list[dict[str, Any]]:

@@ -11,7 +11,8 @@
 * **each run once**: the runs are written ordered by when they started (then run id), so the merged store is the
   same whatever the order of the sources.  A run stored by two sources (measured twice: shards that overlapped, a
   run resumed on another machine) is kept once, *the measurement that started first* (ties: the source named
-  first), never the one that looks better; the others are counted in the summary.  Two records of one run whose
+  first), never the one that looks better; the others are counted in the summary.  A record that holds no
+  measurement (a run ``lost`` with its worker or node) gives way to one that does, whenever it started.  Two records of one run whose
   answers disagree (one says sat and the other unsat, two exact counts differ or one found more than the other
   says there are, one board judged wrong and the other not) are refused, naming the run and both stores: such a pair is a finding, not a duplicate;
 * **provenance**: every source's sessions (which machine ran what, its CPU model) are kept, and
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.core.status import NOT_MEASURED
 from harness.errors import InputError
 
 KEPT_DIRS = ("proofs",)
@@ -139,7 +141,7 @@ def _runs(sources: list[Source]) -> tuple[list[dict[str, Any]], int, list[tuple[
     duplicates = 0
     for order, s in enumerate(sources):
         for rec in s.records:
-            key = (str(rec.get("started_at") or ""), order)
+            key = (rec.get("status") in NOT_MEASURED, str(rec.get("started_at") or ""), order)  # measured first
             rid = rec["run_id"]
             if rid in chosen:
                 duplicates += 1
@@ -151,7 +153,7 @@ def _runs(sources: list[Source]) -> tuple[list[dict[str, Any]], int, list[tuple[
                 if key >= chosen[rid][0]:
                     continue
             chosen[rid] = (key, rec, s.path)
-    runs = [rec for _, rec, _ in sorted(chosen.values(), key=lambda v: (v[0][0], v[1]["run_id"]))]
+    runs = [rec for _, rec, _ in sorted(chosen.values(), key=lambda v: (v[0][1], v[1]["run_id"]))]
     per = [(str(s.path), sum(1 for _, _, p in chosen.values() if p == s.path)) for s in sources]
     return runs, duplicates, per
 

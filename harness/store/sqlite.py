@@ -57,6 +57,7 @@ import tempfile
 import zlib
 
 from harness.core.record import BOOL_COLUMNS, COLUMNS, JSON_COLUMNS, SQL_TYPES, check_record, check_values
+from harness.core.status import NOT_MEASURED
 from harness.errors import InputError, StoreDamaged, StoreMismatch
 from harness.store.schema import (  # noqa: F401  (ADDED_IN_*: the schema's names, importable from here as before)
     ADDED_IN_2, ADDED_IN_3, ADDED_IN_4, ADDED_IN_5, CREATE_META, CREATE_PLAN, PLAN_COLUMNS, SCHEMA_VERSION,
@@ -442,7 +443,9 @@ class ResultsStore:
             os.replace(aside, target)
 
     def add(self, record: dict[str, Any]) -> bool:
-        """Store one run record and commit it; False (nothing written) if its run_id is stored.
+        """Store one run record and commit it; False (nothing written) if its run_id is stored -- unless what is
+        stored holds no measurement (:data:`~harness.core.status.NOT_MEASURED`: a lost run) and this record
+        does: then it takes that record's place, in one transaction.
 
         Raises ValueError for a record that lacks a column, has an unknown one (a task's own columns must
         be added first: :meth:`add_columns`), or holds a value that does not fit its column's type (JSON
@@ -452,10 +455,21 @@ class ResultsStore:
         _check_types(record, self.extra)
         check_values(record)
         names = [*COLUMNS, *(c for c in self.extra if c in record)]
-        # One autocommit statement: one transaction, durable once it returns.
+        values = [record[c] for c in names]
         with self._guard():
-            cur = self._db.execute(_insert(names), [record[c] for c in names])
-        return cur.rowcount == 1
+            if record["status"] in NOT_MEASURED:  # one autocommit statement: durable once it returns
+                return self._db.execute(_insert(names), values).rowcount == 1
+            marks = ", ".join("?" for _ in NOT_MEASURED)
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(f"DELETE FROM runs WHERE run_id = ? AND status IN ({marks})",
+                                 [record["run_id"], *NOT_MEASURED])
+                added = self._db.execute(_insert(names), values).rowcount == 1
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return added
 
     def done_ids(self) -> set[str]:
         """The run_ids already stored."""

@@ -53,10 +53,11 @@ def test_the_solve_tasks_question_has_one_name():
     assert not hasattr(status, "Task") and "Task" not in harness.core.__all__
 
 
-def test_every_status_is_in_the_store_vocabulary_and_unknown_shown_only_where_present():
+def test_every_status_is_in_the_store_vocabulary_and_unknown_and_lost_shown_only_where_present():
     from harness.core.record import STATUS_VALUES
     from harness.core.status import STATUS_ORDER, shown_statuses
 
     assert set(STATUS_VALUES) == {str(s) for s in Status} and set(STATUS_ORDER) == set(STATUS_VALUES) - {"refused"}
-    assert "unknown" not in shown_statuses(["sat", "timeout"])
-    assert shown_statuses(["unknown"]) == STATUS_ORDER
+    assert "unknown" not in shown_statuses(["sat", "timeout"]) and "lost" not in shown_statuses(["sat"])
+    assert shown_statuses(["unknown", "lost"]) == STATUS_ORDER
+    assert shown_statuses(["lost"]) == tuple(s for s in STATUS_ORDER if s != "unknown")

@@ -85,3 +85,15 @@ def test_mixed_ties_give_each_pair_its_own_reason(tmp_path):
     assert text.startswith(f"Ranked by CPU time. No single winner: {A}, {B} and mip/cell tie (8/8 solved each; ")
     assert f"{B} 0.505 s against 0.5 s, less than 10 ms apart: within the timer's resolution" in text
     assert "mip/cell 1.16× the time, 95% CI" in text and "an interval that holds 1" in text
+
+
+def test_a_lost_run_counts_as_missing_and_is_in_no_table(tmp_path):
+    """A run stored as lost (its worker or node lost on every attempt) holds no measurement: missing, said so,
+    its instance not ranked, and the run in none of the campaign's frames."""
+    runs = planned(3)
+    lost = run("i3", A, "lost", 0.0, error="lost: its Dask worker died on each of its 1 attempt (retries = 0)")
+    camp = load_campaign(make_store(tmp_path / "r", runs[:-1] + [lost], plan=runs))
+    c = camp.completeness
+    assert (c.planned, c.stored, c.missing, c.lost) == (6, 5, 1, 1) and c.missing_by_pair() == {A: 1}
+    assert c.left_out == ("i3",) and "lost" not in set(camp.runs["status"]) and len(camp.runs) == 5
+    assert c.sentence().startswith("Incomplete: 5 of 6 runs (1 missing, 1 of them lost with their worker or node)")

@@ -140,11 +140,14 @@ def test_counts_per_status_and_enum_statuses():
     p.start()
     for s in (Status.SAT, "unsat", "timeout", Status.MEMOUT, "error", "wrong"):
         p.update(rec(s))
-    assert p.counts == {"sat": 1, "unsat": 1, "timeout": 1, "unknown": 0, "memout": 1, "error": 1, "wrong": 1}
+    assert p.counts == {"sat": 1, "unsat": 1, "timeout": 1, "unknown": 0, "memout": 1, "error": 1, "wrong": 1,
+                        "lost": 0}
     assert p.solved == 2
-    assert "unknown" not in p.line()  # shown only once a run is unknown
+    assert "unknown" not in p.line() and "lost" not in p.line()  # shown only once a run is unknown, or lost
     p.update(rec(Status.UNKNOWN))
     assert p.counts["unknown"] == 1 and "unknown 1" in p.line() and p.solved == 2
+    p.update(rec(Status.LOST))
+    assert p.counts["lost"] == 1 and "lost 1" in p.line() and p.solved == 2
 
 
 def test_the_summary_has_an_unknown_column_only_where_a_run_is_unknown():

@@ -98,3 +98,39 @@ def test_a_cancelled_job_is_submitted_again_and_its_shard_resumed(slurm, tmp_pat
     facts = _facts(tmp_path / "slurm")
     with ResultsStore(tmp_path / "slurm", create=False) as store:
         assert {p["run_id"] for p in store.plan()} == set(facts)  # every planned run, once
+
+
+def test_a_shard_lost_on_every_pass_is_stored_lost_and_the_same_command_executes_it(slurm, tmp_path, capsys,
+                                                                                    monkeypatch):
+    """``retries = 0`` and the one pass's first task cancelled: that shard's runs are stored as lost with the reason
+    (exit 3, ``check`` fails on them); the same command then executes them, in their place."""
+    from harness.runner import slurm as onslurm
+
+    real = onslurm.submit_shards
+    cancelled: list[str] = []
+
+    def submit_and_cancel_once(*args, **kwargs):
+        jobs = real(*args, **kwargs)
+        if not cancelled:
+            cancelled.append(jobs[0].job_id)
+            subprocess.run(["scancel", jobs[0].job_id], check=True)
+        return jobs
+
+    monkeypatch.setattr(onslurm, "submit_shards", submit_and_cancel_once)
+    cfg = _config(tmp_path)
+    cfg.write_text(cfg.read_text().replace("jobs = 2\n", "jobs = 2\nretries = 0\n"))
+    out = tmp_path / "slurm"
+    assert main(["run", str(cfg), "--executor", "slurm", "--out", str(out)]) == 3
+    with ResultsStore(out, create=False) as store:
+        lost = [r for r in store.records() if r["status"] == "lost"]
+        planned = len(store.plan())
+    assert lost and len(_facts(out)) == planned  # every planned run once: measured, or lost with the reason
+    assert all(r["error"] == f"lost: its SLURM job {cancelled[0]} left the queue without a result (cancelled, its "
+               "node lost, or killed at its walltime), on each of the 1 passes (retries = 0)" for r in lost), lost
+    capsys.readouterr()
+    assert main(["check", str(out)]) == 1
+    assert f"{len(lost)} of them lost with their worker or node on every attempt" in capsys.readouterr().out
+    assert main(["run", str(cfg), "--executor", "slurm", "--out", str(out)]) == 0
+    facts = _facts(out)
+    assert len(facts) == planned and "lost" not in {f[2] for f in facts.values()}
+    assert main(["check", str(out)]) == 0

@@ -97,6 +97,28 @@ def test_a_run_stored_twice_is_kept_once_the_measurement_that_started_first(shar
     assert len(recs) == len(_ids(tmp / "a")) and recs[first[0]]["wall_s"] == 123.0  # the earlier one, not "a"'s
 
 
+def test_a_lost_record_gives_way_to_a_measured_one_whenever_it_started(shards, tmp_path, capsys):
+    """A run lost on one machine (its worker died on every attempt) and measured on another: the measurement is
+    kept, even where the lost record is the earlier one; the other way round too."""
+    import shutil
+
+    tmp, _ = shards
+    shutil.copytree(tmp / "a", tmp_path / "a2")
+    db = sqlite3.connect(tmp_path / "a2" / "results.sqlite")
+    rid = db.execute("SELECT run_id FROM runs ORDER BY rowid LIMIT 1").fetchone()[0]
+    db.execute("UPDATE runs SET status = 'lost', answer = 'none', count = 0, boards = '[]', verdicts = '[]', "
+               "started_at = '1999-01-01T00:00:00+00:00', error = 'lost: its Dask worker died' WHERE run_id = ?",
+               (rid,))
+    db.commit()
+    db.close()
+    for order in ([tmp_path / "a2", tmp / "a"], [tmp / "a", tmp_path / "a2"]):
+        out = tmp_path / f"m{order[0].name}"
+        assert main(["merge", *map(str, order), "--out", str(out)]) == 0
+        with ResultsStore(out, create=False) as store:
+            kept = {r["run_id"]: r for r in store.records()}[rid]
+        assert kept["status"] != "lost" and kept["started_at"] != "1999-01-01T00:00:00+00:00"
+
+
 def test_two_records_of_one_run_that_disagree_are_refused_naming_the_run(shards, tmp_path, capsys):
     import shutil
 

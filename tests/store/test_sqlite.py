@@ -66,6 +66,18 @@ def test_add_refuses_duplicates(store):
     assert store.records()[0]["status"] == "sat"  # the first one stays
 
 
+def test_a_lost_record_is_replaced_by_the_runs_measurement_and_never_replaces_one(store):
+    lost = dict(status="lost", answer="none", verdict="none", count=0, boards=dumps([]), verdicts=dumps([]),
+                termination="crash", error="lost: its Dask worker died on each of its 3 attempts (retries = 2)")
+    assert store.add(record(1, **lost)) is True
+    assert store.add(record(1, **lost)) is False  # lost again: nothing written
+    assert store.add(record(1)) is True  # measured: in the lost one's place
+    assert [r["status"] for r in store.records()] == ["sat"] and len(store) == 1
+    assert store.add(record(1, **lost)) is False  # a measurement is never given up for a loss
+    assert store.add(record(1, status="timeout")) is False
+    assert [r["status"] for r in store.records()] == ["sat"]
+
+
 def test_records_keep_column_order_insertion_order_and_json_text(store):
     for i in (3, 1, 2):
         store.add(record(i))
