@@ -64,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
         done = run_on_slurm(config, fresh=args.fresh)
         for line in done.lost:
             print(f"slurm: lost {line}", file=sys.stderr)
+        print(f"slurm: the tasks that ended used {done.cpu_s:.2f} CPU s on their nodes (runner, workers, solvers)",
+              file=sys.stderr)
         outcome = done.campaign
     else:
         outcome = run_campaign(config, fresh=args.fresh, live=live, interval_s=args.interval, shard=shard)

@@ -40,11 +40,13 @@ SLURM_DIR = "slurm"
 
 @dataclass
 class ShardResult:
-    """What one array task reported: its shard, the runs it stored, its exit code."""
+    """What one array task reported: its shard, the runs it stored, its exit code, and the CPU seconds the task's
+    process and the processes it waited for used on the node (its runner, the workers, their solvers)."""
 
     shard: int
     stored: int
     exit_code: int
+    cpu_s: float = 0.0
 
 
 @dataclass
@@ -55,6 +57,7 @@ class SlurmOutcome:
     campaign: Any = None  # harness.runner.run.CampaignOutcome of the merged store
     submitted: int = 0  # tasks submitted, first passes and retries
     lost: list[str] = field(default_factory=list)  # "shard I: why", one per task that did not end well
+    cpu_s: float = 0.0  # CPU seconds the tasks that ended well used on their nodes (ShardResult.cpu_s)
 
 
 def run_shard(config_path: str, output: str, shard: int, shards: int) -> ShardResult:
@@ -64,7 +67,9 @@ def run_shard(config_path: str, output: str, shard: int, shards: int) -> ShardRe
 
     config = with_overrides(load_config(config_path), executor="local", jobs=1, output=Path(output))
     outcome = run_campaign(config, live=False, shard=(shard, shards), summary=False)
-    return ShardResult(shard, outcome.stored, outcome.exit_code)
+    from harness.core.proctree import rusage_cpu_s
+
+    return ShardResult(shard, outcome.stored, outcome.exit_code, rusage_cpu_s())
 
 
 def backstop_minutes(config: Any, runs: int) -> int:
@@ -174,6 +179,7 @@ def run_on_slurm(config: Any, *, fresh: bool = False, retries: int | None = None
                 except Exception as exc:  # submitit's FailedJobError: the shard's call raised on the node
                     why[shard] = f"its SLURM job {job.job_id} failed: {' '.join(str(exc).split())[:300]}"
                 else:
+                    outcome.cpu_s += result.cpu_s
                     if result.stored < runs_per_shard[shard] and result.exit_code == 130:
                         why[shard] = f"its SLURM job {job.job_id} was stopped (SIGTERM) before the shard was done"
                     else:
