@@ -150,10 +150,7 @@ class DaskCluster:
                 proc.wait()
 
 
-def dask_worker_kills(where: Path, faults: int, runs: int) -> Outcome:
-    out, marker = Outcome("dask-worker"), uuid.uuid4().hex
-    env = dict(os.environ, **{MARKER: marker})
-    t0 = time.perf_counter()
+def dask_worker_kills(where: Path, faults: int, runs: int, out: Outcome, env: dict) -> None:
     cluster = DaskCluster(where, env)
     try:
         cfg = config(where, "fault-dask-worker", runs, 1.0,
@@ -170,16 +167,12 @@ def dask_worker_kills(where: Path, faults: int, runs: int) -> Outcome:
                 cluster.client.wait_for_workers(cluster.workers, timeout=120)  # its nanny starts it again
             except TimeoutError:
                 out.notes.append("a worker did not come back within 120 s")
-        _, err = proc.communicate()
+        proc.communicate()
         out.exit_code = proc.returncode
         if out.faults < faults:
             out.notes.append(f"the campaign ended after {out.faults} kills (more runs would allow more)")
     finally:
         cluster.close()
-    out.wall_s = time.perf_counter() - t0
-    judge(out, where / "out")
-    out.left = len(settle(marker))
-    return out
 
 
 def stored_now(store_dir: Path) -> int:
@@ -193,10 +186,7 @@ def stored_now(store_dir: Path) -> int:
         return 0
 
 
-def runner_kills(where: Path, faults: int, runs: int) -> Outcome:
-    out, marker = Outcome("runner"), uuid.uuid4().hex
-    env = dict(os.environ, **{MARKER: marker})
-    t0 = time.perf_counter()
+def runner_kills(where: Path, faults: int, runs: int, out: Outcome, env: dict) -> None:
     cluster = DaskCluster(where, env)
     try:
         cfg = config(where, "fault-runner", runs, 0.5,
@@ -218,24 +208,18 @@ def runner_kills(where: Path, faults: int, runs: int) -> Outcome:
         out.exit_code = proc.returncode
     finally:
         cluster.close()
-    out.wall_s = time.perf_counter() - t0
-    judge(out, where / "out")
-    out.left = len(settle(marker))
-    return out
 
 
-def slurm_cancels(where: Path, faults: int, runs: int) -> Outcome:
-    out, marker = Outcome("slurm"), uuid.uuid4().hex
+def slurm_cancels(where: Path, faults: int, runs: int, out: Outcome, env: dict) -> None:
     if not all(shutil.which(e) for e in ("slurmctld", "slurmd", "munged", "sbatch")) or os.geteuid() != 0:
         out.notes.append("not run: SLURM is not installed here, or this is not root")
-        return out
-    env = dict(os.environ, **{MARKER: marker}, SLURM_ONE_NODE_PORT="16917")
+        return
+    env = dict(env, SLURM_ONE_NODE_PORT="16917")
     script = ROOT / "scripts" / "slurm-one-node"
-    t0 = time.perf_counter()
     started = subprocess.run([str(script), "start", str(where / "slurm")], env=env, capture_output=True, text=True)
     if started.returncode != 0:
         out.notes.append(f"not run: the one-node cluster did not start: {started.stderr.strip()[-300:]}")
-        return out
+        return
     env["SLURM_CONF"] = str(where / "slurm" / "slurm.conf")
     try:
         cfg = config(where, "fault-slurm", max(4, runs // 10), 0.2, f"jobs = 2\nretries = {faults + 2}\n")
@@ -258,13 +242,21 @@ def slurm_cancels(where: Path, faults: int, runs: int) -> Outcome:
         out.exit_code = proc.returncode
     finally:
         subprocess.run([str(script), "stop", str(where / "slurm")], env=env, capture_output=True)
-    out.wall_s = time.perf_counter() - t0
-    judge(out, where / "out")
-    out.left = len(settle(marker))
-    return out
 
 
 KINDS = {"dask-worker": dask_worker_kills, "runner": runner_kills, "slurm": slurm_cancels}
+
+
+def run_kind(kind: str, where: Path, faults: int, runs: int) -> Outcome:
+    """One kind of fault (:data:`KINDS`) with its own marker; then its store judged and the processes left counted."""
+    out, marker = Outcome(kind), uuid.uuid4().hex
+    t0 = time.perf_counter()
+    KINDS[kind](where, faults, runs, out, dict(os.environ, **{MARKER: marker}))
+    out.wall_s = time.perf_counter() - t0
+    if (where / "out" / "results.sqlite").exists():
+        judge(out, where / "out")
+    out.left = len(settle(marker))
+    return out
 
 
 def summary(outcomes: list[Outcome], faults: int, runs: int) -> str:
@@ -297,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         where = Path(args.work).resolve() / kind
         shutil.rmtree(where, ignore_errors=True)
         where.mkdir(parents=True)
-        outcomes.append(KINDS[kind](where, args.faults, args.runs))
+        outcomes.append(run_kind(kind, where, args.faults, args.runs))
         print(summary(outcomes[-1:], args.faults, args.runs).splitlines()[-1], flush=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -485,6 +485,8 @@ def test_check_not_a_table(tmp_path: Path) -> None:
     (conf(top='workers = "lukewarm"'), "workers", ["'lukewarm'"]),
     (conf(top="output = 1"), "output", ["a string", "an integer"]),
     (conf(top="scheduler = []"), "scheduler", ["a string", "a list"]),
+    (conf(top="retries = -1"), "retries", [">= 0"]),
+    (conf(top='retries = "2"'), "retries", ["an integer", "a string"]),
 ])
 def test_bad_top_level(tmp_path: Path, text: str, key: str, words: list[str]) -> None:
     msg = fails_text(tmp_path, text, key)
