@@ -12,10 +12,10 @@ again as they finish, so workers that join are used), so a run is never queued o
 worker lost takes only the runs it was executing.  A run whose Dask worker dies under it (killed, its machine
 lost: Dask's ``KilledWorker``) is submitted again, up to the campaign's ``retries`` times, and then stored as
 ``lost`` with the reason; it is stored once whatever happened (each attempt has a key of its own, and the store
-keeps one record per run).  The LocalCluster this
-executor starts lets each task fail on no more than one worker (``allowed_failures=0``), so each attempt is one
-worker lost; a scheduler started apart retries a task on its own ``distributed.scheduler.allowed-failures``
-workers within each attempt (set it to 0 there for the same accounting).
+keeps one record per run).  The LocalCluster this executor starts lets each task fail on no more than one worker
+(``allowed_failures=0``), so each attempt is one worker lost; a scheduler started apart retries a task on its own
+``distributed.scheduler.allowed-failures`` workers within each attempt (set it to 0 there for the same
+accounting).
 """
 
 from __future__ import annotations

@@ -92,6 +92,12 @@ def shard_runs(specs: list[RunSpec], i: int, n: int) -> list[RunSpec]:
     return [s for s in specs if order[s.instance_path] % n == i - 1]
 
 
+def begin_store(store: ResultsStore, config: Config, every: list[RunSpec], fresh: bool = False) -> None:
+    """Record the campaign, its whole plan (``every`` run) and its task's own columns in ``store``."""
+    store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(every), root=campaign_root())
+    store.add_columns({name: kind for name, (kind, _) in config.task_type.extra_columns.items()})
+
+
 def make_executor(config: Config) -> Any:
     warm = config.workers == "warm"
     if config.executor == "dask":
@@ -123,8 +129,7 @@ def run_campaign(
     scratch.sweep()  # a start or resume after a kill -9: the work folders of the workers it left go
     store = ResultsStore(output)
     try:
-        store.begin(config.name, config.hash, config.text, fresh=fresh, plan=plan_of(every), root=campaign_root())
-        store.add_columns({name: kind for name, (kind, _) in config.task_type.extra_columns.items()})
+        begin_store(store, config, every, fresh=fresh)
         store.add_session(machine() if shard is None else dict(machine(), shard=f"{shard[0]}/{shard[1]}"))
         if config.text:
             (output / "config.toml").write_text(config.text, encoding="utf-8")
@@ -187,4 +192,4 @@ def with_overrides(config: Config, **changes: Any) -> Config:
     return replace(config, **{k: v for k, v in changes.items() if v is not None})
 
 
-__all__ = ["CampaignOutcome", "make_executor", "run_campaign", "shard_runs", "with_overrides"]
+__all__ = ["CampaignOutcome", "begin_store", "make_executor", "run_campaign", "shard_runs", "with_overrides"]

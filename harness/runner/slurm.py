@@ -204,13 +204,12 @@ def run_on_slurm(config: Any, *, fresh: bool = False, retries: int | None = None
 
 def _store_lost(config: Any, specs: list[Any], shard: int, n: int, why: str) -> None:
     """Store each run of shard ``shard`` its store does not hold as lost (its store made if it has none)."""
-    from harness.runner.campaign import campaign_root, lost_record
-    from harness.runner.run import plan_of, shard_runs
+    from harness.runner.campaign import lost_record
+    from harness.runner.run import begin_store, shard_runs
     from harness.store.sqlite import ResultsStore
 
     with ResultsStore(Path(config.output) / SHARDS_DIR / str(shard)) as store:
-        store.begin(config.name, config.hash, config.text, plan=plan_of(specs), root=campaign_root())
-        store.add_columns({name: kind for name, (kind, _) in config.task_type.extra_columns.items()})
+        begin_store(store, config, specs)
         held = {r["run_id"] for r in store.records()}
         for spec in shard_runs(specs, shard, n):
             if spec.run_id not in held:

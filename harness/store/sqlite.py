@@ -457,9 +457,12 @@ class ResultsStore:
         names = [*COLUMNS, *(c for c in self.extra if c in record)]
         values = [record[c] for c in names]
         with self._guard():
-            if record["status"] in NOT_MEASURED:  # one autocommit statement: durable once it returns
-                return self._db.execute(_insert(names), values).rowcount == 1
-            marks = ", ".join("?" for _ in NOT_MEASURED)
+            # One autocommit statement: one transaction, durable once it returns.
+            if self._db.execute(_insert(names), values).rowcount == 1:
+                return True
+            if record["status"] in NOT_MEASURED:
+                return False
+            marks = ", ".join("?" for _ in NOT_MEASURED)  # a lost record stored: this one takes its place
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.execute(f"DELETE FROM runs WHERE run_id = ? AND status IN ({marks})",
