@@ -32,6 +32,8 @@ def slurm(tmp_path_factory):
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
     env = dict(os.environ, SLURM_ONE_NODE_PORT=str(16817 + 10 * int(worker or 0)))
     started = subprocess.run([str(SCRIPT), "start", str(where)], capture_output=True, text=True, env=env)
+    if started.returncode != 0:  # what did start (munged) goes too
+        subprocess.run([str(SCRIPT), "stop", str(where)], capture_output=True, env=env)
     assert started.returncode == 0, started.stderr
     old = os.environ.get("SLURM_CONF")
     os.environ["SLURM_CONF"] = str(where / "slurm.conf")
