@@ -16,12 +16,13 @@ and ``hint(R, C, S)`` (a water or piece hint).
 Boards are counted by clingo's own enumeration **projected onto** ``ship/2`` (``#project ship/2`` with
 ``--project=project``): each answer is a distinct set of ship cells, whatever the ships or symbols that make
 it, so no blocking and no second call.  ``models`` limits the count; a finished search with fewer answers
-proves there are no more (``exhausted``).  The time limit is kept by waiting on an asynchronous solve and
-cancelling it (``hit_limit``).  Every board goes to the verifier.
+proves there are no more (``exhausted``).  The time limit is kept by a timer that interrupts the solve
+(``hit_limit``).  Every board goes to the verifier.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -127,11 +128,18 @@ class AspBackend(Backend):
             chosen_sets.append(sorted(a.arguments[0].number for a in m.symbols(shown=True) if a.name == key))
 
         t0 = time.perf_counter()
-        with ctl.solve(on_model=on_model, async_=True) as handle:
-            finished = handle.wait(time_limit_s) if time_limit_s is not None else handle.wait()
-            if not finished:
-                handle.cancel()
-            result = handle.get()
+        # A blocking solve that a timer interrupts (clingo releases the GIL while it searches): the asynchronous
+        # handle's wait(limit) twice let a tiny solve hang to its limit, or answer past it, in CI.
+        timer = threading.Timer(time_limit_s, ctl.interrupt) if time_limit_s is not None else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
+        try:
+            result = ctl.solve(on_model=on_model)
+        finally:
+            if timer is not None:
+                timer.cancel()
+        finished = not result.interrupted
         answer.boards = [self.model.board_from(c) for c in chosen_sets]
         answer.exhausted = bool(finished and result.exhausted)
         answer.hit_limit = not finished
