@@ -10,7 +10,9 @@ so the workers the cluster's processes leave come back to it and are reaped, and
 children's rusage; for SLURM, whose tasks run under slurmd, the CPU the tasks report (the command prints it) is
 added to the submitting command's own.  Beside it, the runs' own CPU (the records' ``cpu_s``, the solvers' work)
 and what is left, the executor's cost.  The same with a one-run campaign gives each executor's fixed start cost.
-Writes ``summary.md`` and ``costs.csv`` to ``--out``.
+``--repeat N`` runs the executors in turn N times (local, dask, slurm, local, ...), so that a drift of the
+machine falls on all of them; the summary gives each one's median.  Writes ``summary.md`` and ``costs.csv``
+(every command) to ``--out``.
 """
 
 from __future__ import annotations
@@ -78,6 +80,23 @@ def one(config: str, executor: str, out: Path, jobs: int, env: dict) -> dict:
             "runs_cpu_s": round(run_cpu, 2), "executor_cpu_s": round(cpu - run_cpu, 2), "wall_s": round(wall, 1)}
 
 
+def medians(rows: list[dict]) -> list[dict]:
+    """One row per (campaign, executor), in first-seen order: the median of each number over its repetitions."""
+    import statistics
+
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["campaign"], r["executor"]), []).append(r)
+    out = []
+    for (campaign, executor), rs in groups.items():
+        row = {"campaign": campaign, "executor": executor, "repetitions": len(rs)}
+        for key in ("exit_code", "runs", "command_cpu_s", "runs_cpu_s", "executor_cpu_s", "wall_s"):
+            values = [r[key] for r in rs]
+            row[key] = max(values) if key == "exit_code" else statistics.median(values)
+        out.append(row)
+    return out
+
+
 def tiny_config(where: Path) -> Path:
     cfg = where / "one-run.toml"
     cfg.write_text(f'name = "one-run"\ninstances = ["{ROOT / "instances" / "smoke" / "tiny_4x4.toml"}"]\n'
@@ -90,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("config")
     parser.add_argument("--jobs", type=int, default=1, help="Dask workers / SLURM shards")
     parser.add_argument("--executors", default="local,dask,slurm")
+    parser.add_argument("--repeat", type=int, default=1, help="each executor's runs, taken in turn")
     parser.add_argument("--work", default="results/executor-cost")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
@@ -113,32 +133,48 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     try:
         for label, config in (("campaign", args.config), ("one run", str(tiny_config(work)))):
-            for executor in executors:
-                row = one(config, executor, work / f"{label.replace(' ', '-')}-{executor}", args.jobs, env)
-                rows.append({"campaign": label, **row})
-                print(rows[-1], flush=True)
+            for rep in range(1, args.repeat + 1):
+                for executor in executors:
+                    row = one(config, executor, work / f"{label.replace(' ', '-')}-{executor}", args.jobs, env)
+                    rows.append({"campaign": label, "repetition": rep, **row})
+                    print(rows[-1], flush=True)
     finally:
         if slurm_up:
             subprocess.run([str(script), "stop", str(work / "slurm")], env=env, capture_output=True)
-    base = {r["campaign"]: r for r in rows if r["executor"] == "local"}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "costs.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]) + ["cpu_ratio_to_local"])
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
-        for r in rows:
-            writer.writerow({**r, "cpu_ratio_to_local": round(r["command_cpu_s"] / base[r["campaign"]]["command_cpu_s"], 3)})
+        writer.writerows(rows)
+    rows = medians(rows)
+    base = {r["campaign"]: r for r in rows if r["executor"] == "local"}
     lines = ["# What the Dask and SLURM executors cost over the local one", "",
-             f"`python benchmarks/executor_cost.py {args.config} --jobs {args.jobs}` on {os.uname().nodename} "
-             f"({os.cpu_count()} cores), {time.strftime('%Y-%m-%d')}; each executor's run fresh, one after another. "
-             "CPU seconds of everything each command ran (the script is its subreaper; SLURM: plus what its tasks "
-             "reported), the runs' own CPU (records' `cpu_s`) and the difference, the executor's cost.", "",
-             "| campaign | executor | runs | command CPU s | runs' CPU s | executor CPU s | CPU / local | wall s |",
-             "|---|---|---|---|---|---|---|---|"]
+             f"`python benchmarks/executor_cost.py {args.config} --jobs {args.jobs} --repeat {args.repeat}` on "
+             f"{os.uname().nodename} ({os.cpu_count()} cores), {time.strftime('%Y-%m-%d')}; each executor's run fresh, "
+             f"the executors in turn, {args.repeat} time{'s' if args.repeat != 1 else ''} each (medians; every "
+             "command in `costs.csv`). CPU seconds of everything each command ran (the script is its subreaper; "
+             "SLURM: plus what its tasks reported), the runs' own CPU (records' `cpu_s`) and the difference, the "
+             "executor's cost.", "",
+             "| campaign | executor | runs | exit code | command CPU s | runs' CPU s | executor CPU s | CPU / local "
+             "| wall s |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio = r["command_cpu_s"] / base[r["campaign"]]["command_cpu_s"]
-        lines.append(f"| {r['campaign']} | {r['executor']} | {r['runs']} | {r['command_cpu_s']:.2f} | "
-                     f"{r['runs_cpu_s']:.2f} | {r['executor_cpu_s']:.2f} | {ratio:.3f} | {r['wall_s']:.1f} |")
+        lines.append(f"| {r['campaign']} | {r['executor']} | {r['runs']:g} | {r['exit_code']} | "
+                     f"{r['command_cpu_s']:.2f} | {r['runs_cpu_s']:.2f} | {r['executor_cpu_s']:.2f} | {ratio:.3f} "
+                     f"| {r['wall_s']:.1f} |")
+    by = {(r["campaign"], r["executor"]): r for r in rows}
+    lines += ["", "Fixed start cost (the one-run campaign's command CPU beyond the local executor's) and the cost per "
+              "further run (the campaign's command CPU beyond the one-run campaign's, less the runs' own CPU, per run):",
+              "", "| executor | fixed start CPU s over local | CPU s per further run |", "|---|---|---|"]
+    for executor in executors:
+        one_run, campaign = by.get(("one run", executor)), by.get(("campaign", executor))
+        if one_run is None or campaign is None or campaign["runs"] <= one_run["runs"]:
+            continue
+        fixed = one_run["command_cpu_s"] - by[("one run", "local")]["command_cpu_s"]
+        per_run = ((campaign["executor_cpu_s"] - one_run["executor_cpu_s"])
+                   / (campaign["runs"] - one_run["runs"]))
+        lines.append(f"| {executor} | {fixed:.2f} | {per_run:.3f} |")
     if "slurm" not in executors:
         lines += ["", "SLURM: not measured (no one-node cluster could be started here)."]
     (out / "summary.md").write_text("\n".join(lines) + "\n")

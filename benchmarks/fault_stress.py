@@ -8,6 +8,9 @@ worker) on a cluster of separate processes started here, and injects ``--faults`
 * ``dask-worker``: a ``dask scheduler`` (``allowed-failures`` 0) and two ``dask worker`` processes under nannies;
   a Dask worker with a run in hand is SIGKILLed, the next once its nanny has started it again, until
   ``--faults`` kills; the campaign's ``retries`` is high, so every run ends measured;
+* ``dask-scheduler``: the same cluster with its scheduler at a fixed port; the scheduler is SIGKILLed while runs
+  are in flight, its workers left to close themselves, and a new scheduler and workers started at the same
+  address, ``--faults`` times; the runner waits for it (it waits 60 s) and executes again the runs it took;
 * ``runner``: the same cluster; ``battlebench run`` itself is SIGKILLed once the store has grown since its
   start, and the same command started again, ``--faults`` times, then left to finish;
 * ``slurm``: a one-node SLURM (``scripts/slurm-one-node``); ``run --executor slurm`` with the first task of each
@@ -111,26 +114,50 @@ def run_cmd(cfg: Path, env: dict, *extra: str) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-class DaskCluster:
-    """A scheduler and ``workers`` single-threaded workers under nannies, as processes of their own."""
+def ended(proc: subprocess.Popen, within: float) -> None:
+    """Wait ``within`` seconds for ``proc`` to end, then SIGKILL it."""
+    try:
+        proc.wait(within)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
-    def __init__(self, where: Path, env: dict, workers: int = 2):
+
+class DaskCluster:
+    """A scheduler and ``workers`` single-threaded workers under nannies, as processes of their own (the
+    scheduler at ``port``, or at one it picks)."""
+
+    def __init__(self, where: Path, env: dict, workers: int = 2, port: int = 0):
+        self.where, self.workers, self.port = where, workers, port
+        self.env = dict(env, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="0")
+        self.procs: list[subprocess.Popen] = []
+        self.start()
+
+    def start(self) -> None:
         from distributed import Client
 
-        file = where / "scheduler.json"
-        env = dict(env, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="0")
-        common = dict(env=env, cwd=where, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.procs = [subprocess.Popen([str(DASK), "scheduler", "--scheduler-file", str(file), "--host",
-                                        "127.0.0.1", "--port", "0", "--dashboard-address", "127.0.0.1:0"], **common)]
+        file = self.where / "scheduler.json"
+        file.unlink(missing_ok=True)
+        common = dict(env=self.env, cwd=self.where, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.procs.append(subprocess.Popen([str(DASK), "scheduler", "--scheduler-file", str(file), "--host",
+                                            "127.0.0.1", "--port", str(self.port), "--dashboard-address",
+                                            "127.0.0.1:0"], **common))
         while not file.exists():
             time.sleep(0.1)
         self.procs.append(subprocess.Popen([str(DASK), "worker", "--scheduler-file", str(file), "--nthreads", "1",
-                                            "--nworkers", str(workers), "--host", "127.0.0.1", "--no-dashboard",
-                                            "--memory-limit", "0"], **common))
-        self.workers = workers
+                                            "--nworkers", str(self.workers), "--host", "127.0.0.1",
+                                            "--no-dashboard", "--memory-limit", "0"], **common))
         self.client = Client(scheduler_file=str(file), timeout="60s")
-        self.client.wait_for_workers(workers, timeout=300)
+        self.client.wait_for_workers(self.workers, timeout=300)
         self.address = self.client.scheduler.address
+
+    def kill_scheduler(self) -> None:
+        """SIGKILL of the scheduler; returns once its workers (which close themselves on losing it) are gone."""
+        scheduler, workers = self.procs[-2:]
+        self.client.close()
+        scheduler.kill()
+        scheduler.wait()
+        ended(workers, 120)
 
     def busy_worker_pid(self) -> int | None:
         busy = [addr for addr, keys in self.client.processing().items() if keys]
@@ -143,36 +170,59 @@ class DaskCluster:
         self.client.close()
         for proc in reversed(self.procs):
             proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            ended(proc, 30)
 
 
-def dask_worker_kills(where: Path, faults: int, runs: int, out: Outcome, env: dict) -> None:
-    cluster = DaskCluster(where, env)
+def dask_faults(where: Path, faults: int, runs: int, out: Outcome, env: dict, name: str, inject, port: int = 0) -> None:
+    """A campaign on a :class:`DaskCluster`; while it runs, ``inject(cluster, out)`` every 0.3-1.2 s (True: it
+    injected a fault) until ``faults`` were injected."""
+    cluster = DaskCluster(where, env, port=port)
     try:
-        cfg = config(where, "fault-dask-worker", runs, 1.0,
+        cfg = config(where, name, runs, 1.0,
                      f'executor = "dask"\nscheduler = "{cluster.address}"\njobs = 2\nretries = {faults + 5}\n')
         proc = run_cmd(cfg, env)
         while proc.poll() is None and out.faults < faults:
             time.sleep(random.uniform(0.3, 1.2))  # into a run
-            pid = cluster.busy_worker_pid()
-            if pid is None:
-                continue
-            os.kill(pid, signal.SIGKILL)
-            out.faults += 1
-            try:
-                cluster.client.wait_for_workers(cluster.workers, timeout=120)  # its nanny starts it again
-            except TimeoutError:
-                out.notes.append("a worker did not come back within 120 s")
+            out.faults += bool(inject(cluster, out))
         proc.communicate()
         out.exit_code = proc.returncode
         if out.faults < faults:
             out.notes.append(f"the campaign ended after {out.faults} kills (more runs would allow more)")
     finally:
         cluster.close()
+
+
+def kill_a_busy_worker(cluster: DaskCluster, out: Outcome) -> bool:
+    pid = cluster.busy_worker_pid()
+    if pid is None:
+        return False
+    os.kill(pid, signal.SIGKILL)
+    try:
+        cluster.client.wait_for_workers(cluster.workers, timeout=120)  # its nanny starts it again
+    except TimeoutError:
+        out.notes.append("a worker did not come back within 120 s")
+    return True
+
+
+def kill_the_scheduler(cluster: DaskCluster, out: Outcome) -> bool:
+    if not any(cluster.client.processing().values()):
+        return False
+    cluster.kill_scheduler()
+    cluster.start()  # at the same address, within the runner's 60 s
+    return True
+
+
+def dask_worker_kills(where: Path, faults: int, runs: int, out: Outcome, env: dict) -> None:
+    dask_faults(where, faults, runs, out, env, "fault-dask-worker", kill_a_busy_worker)
+
+
+def dask_scheduler_kills(where: Path, faults: int, runs: int, out: Outcome, env: dict) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    dask_faults(where, faults, runs, out, env, "fault-dask-scheduler", kill_the_scheduler, port=port)
 
 
 def stored_now(store_dir: Path) -> int:
@@ -244,7 +294,8 @@ def slurm_cancels(where: Path, faults: int, runs: int, out: Outcome, env: dict) 
         subprocess.run([str(script), "stop", str(where / "slurm")], env=env, capture_output=True)
 
 
-KINDS = {"dask-worker": dask_worker_kills, "runner": runner_kills, "slurm": slurm_cancels}
+KINDS = {"dask-worker": dask_worker_kills, "dask-scheduler": dask_scheduler_kills, "runner": runner_kills,
+         "slurm": slurm_cancels}
 
 
 def run_kind(kind: str, where: Path, faults: int, runs: int) -> Outcome:

@@ -114,6 +114,11 @@ measure
     By default (``rank_by = "auto"``) a pair that uses one core is ranked by CPU time and
     a parallel pair (threads, split searches, a race) by wall time; a campaign with both
     is ranked in two groups.
+node class
+    What makes two machines' times comparable: CPU model, cores, memory (whole GiB) and
+    kernel, read where a run executes (a record's ``node_class``).  Runs of two classes
+    are never ranked together: a report of several classes ranks one, chosen with
+    ``--node-class``.
 A/A control
     A pair run a second time in the same campaign, interleaved with it (label
     ``PAIR~aa``): the ratio the machine puts between the two copies is its run-to-run
@@ -181,6 +186,7 @@ GLOSSARY = (
     "wall time",
     "CPU time",
     "measure",
+    "node class",
     "A/A control",
     "deployment",
     "piece",

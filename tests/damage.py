@@ -51,14 +51,26 @@ DAMAGES = {
 """Each damage, applied to a store's ``results.sqlite`` with enough pages to lose some."""
 
 
+def as_version_5(db: Path) -> None:
+    """Make a store look as schema 5 left it: no node_class, no cpus column."""
+    conn = sqlite3.connect(db)
+    conn.execute("ALTER TABLE runs DROP COLUMN node_class")
+    conn.execute("ALTER TABLE runs DROP COLUMN cpus")
+    conn.execute("PRAGMA user_version = 5")
+    conn.commit()
+    conn.close()
+
+
 def as_version_4(db: Path) -> None:
     """Make a store look as schema 4 left it: no question column; the question (the label) in task; no task's
     own columns (a task's extra columns came with schema 5: the solve task's claim, certificate, ...)."""
     from harness.core.record import COLUMNS
+    from harness.store.schema import ADDED_IN_6
 
+    as_version_5(db)
     conn = sqlite3.connect(db)
     for (column,) in conn.execute("SELECT name FROM pragma_table_info('runs')").fetchall():
-        if column not in COLUMNS:
+        if column not in COLUMNS or column in ADDED_IN_6:
             conn.execute(f"ALTER TABLE runs DROP COLUMN {column}")
     for table in ("runs", "planned_runs"):
         conn.execute(f"UPDATE {table} SET task = question")

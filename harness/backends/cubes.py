@@ -52,7 +52,8 @@ def cubes(backend: Any, count: int) -> list[list[tuple[str, list[int]]]]:
     return chain + [[("none", order)]]
 
 
-def _cube_model(backend: Any, cube: list[tuple[str, list[int]]]) -> Any:
+def cube_model(backend: Any, cube: list[tuple[str, list[int]]]) -> Any:
+    """(a clone of ``backend``'s built CP-SAT model with ``cube``'s constraints, its placement literals)."""
     md = backend.cp_model.clone()
     lit = [md.get_bool_var_from_proto_index(v.index) for v in backend.cp_y]
     for kind, ids in cube:
@@ -65,6 +66,35 @@ def _cube_model(backend: Any, cube: list[tuple[str, list[int]]]) -> Any:
             for i in ids:
                 md.add_bool_or([lit[i]])
     return md, lit
+
+
+def search_cube(backend: Any, cube: list[tuple[str, list[int]]], limit: int | None,
+                time_s: float | None) -> tuple[list, str, float, float]:
+    """One cube of ``backend``'s built model searched alone, by one single-worker CP-SAT search in this thread:
+    (its boards, up to ``limit``; what the search's end means -- ``exhausted``, ``hit_limit``, ``stopped`` --; the
+    thread's CPU seconds; wall seconds).  What a cluster task of a distributed certification runs."""
+    import time
+
+    from harness.backends.cpsat_core import load
+
+    cp_model = load()
+    md, lit = cube_model(backend, cube)
+    boards: list = []
+
+    class Collector(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self) -> None:
+            boards.append(backend.model.board_from([i for i, v in enumerate(lit) if self.boolean_value(v)]))
+            if limit is not None and len(boards) >= limit:
+                self.stop_search()
+
+    solver = backend.new_solver()
+    solver.parameters.enumerate_all_solutions = True
+    solver.parameters.num_workers = 1
+    if time_s is not None:
+        solver.parameters.max_time_in_seconds = time_s
+    cpu0, wall0 = time.thread_time(), time.perf_counter()
+    status = solver.solve(md, Collector())
+    return boards, CPSAT.meaning(status, "callback"), time.thread_time() - cpu0, time.perf_counter() - wall0
 
 
 def enumerate_split(backend: Any, limit: int | None, deadline: Deadline) -> Answer:
@@ -82,7 +112,7 @@ def enumerate_split(backend: Any, limit: int | None, deadline: Deadline) -> Answ
     state = {"stopped": False, "hit_limit": False, "reported": 0.0, "searched": 0}
 
     def search(cube: list[tuple[str, list[int]]]) -> None:
-        md, lit = _cube_model(backend, cube)
+        md, lit = cube_model(backend, cube)
 
         class Collector(cp_model.CpSolverSolutionCallback):
             def on_solution_callback(self) -> None:
@@ -133,4 +163,4 @@ def enumerate_split(backend: Any, limit: int | None, deadline: Deadline) -> Answ
     return answer
 
 
-__all__ = ["cubes", "enumerate_split", "CUBES_PER_SEARCH"]
+__all__ = ["CUBES_PER_SEARCH", "cube_model", "cubes", "enumerate_split", "search_cube"]

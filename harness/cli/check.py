@@ -26,7 +26,8 @@ def add_parser(sub: Any) -> None:
                   "battlebench check results/smoke --baseline reports/smoke-baseline --ratio 2 "
                   "--ratio sat/cell=3 --ratio 'mip/*=4' --floor 'mip/*=0.5'"],
                  {0: "the check passed", 1: "the check failed: each reason on its own lines",
-                  2: BAD_INPUT + " (no store, a damaged one, a results.sqlite and results.sqlite.gz that disagree)"})
+                  2: BAD_INPUT + " (no store, a damaged one, a results.sqlite and results.sqlite.gz that disagree, "
+                                 "a --node-class that matches no class or several)"})
     ck.add_argument("results", metavar="RESULTS", help="results directory (holds results.sqlite)")
     ck.add_argument("--baseline", default=None, metavar="OLD", help="an older results directory to compare with")
     ck.add_argument("--ratio", type=ratio_option, action="append", default=[], metavar="[PAIR=]R",
@@ -58,6 +59,9 @@ def add_parser(sub: Any) -> None:
     ck.add_argument("--checker", action="append", choices=list(CHECKERS), metavar="NAME",
                     help="with --proofs, check again with this checker only (repeatable; default: every one "
                          f"installed; one of {', '.join(CHECKERS)})")
+    ck.add_argument("--node-class", default=None, metavar="TEXT",
+                    help="check only the runs measured on the node class whose name contains TEXT (with "
+                         "--baseline, regressions are judged only between stores of one and the same class)")
     ck.add_argument("--jobs", type=int, default=1, metavar="N",
                     help="with --proofs, check N stored proofs at a time (default: 1)")
 
@@ -82,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
                         manifest=args.manifest, allow_incomplete=args.allow_incomplete,
                         allow_errors=args.allow_errors, allow_unverified=args.allow_unverified,
                         proofs=args.proofs, proof_limit_s=args.proof_limit,
-                        checkers=tuple(args.checker) if args.checker else None, proof_jobs=args.jobs)
+                        checkers=tuple(args.checker) if args.checker else None, proof_jobs=args.jobs,
+                        node_class=args.node_class)
     return run_check(args.results, opts, sys.stdout)
 
 

@@ -62,9 +62,9 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--out", required=True, metavar="DIR", help="directory for the native .toml files (required)")
     g.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                    help="seeds made in parallel: N worker processes, or N workers of a local Dask cluster")
-    g.add_argument("--executor", choices=("local", "dask"), default=None,
-                   help="local or dask: one Dask task per seed; OUT must be the same path on every worker "
-                        "(default: local)")
+    g.add_argument("--executor", choices=("local", "dask", "slurm"), default=None,
+                   help="local; dask: one Dask task per seed; slurm: one SLURM job per seed (submitit, "
+                        "SLURM_CONF's cluster); OUT must be the same path on every worker or node (default: local)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler address (tcp://host:8786), or 'local' for a LocalCluster of --jobs workers "
                         "(default: none)")
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     check_jobs(args.jobs)
     if args.scheduler and not args.executor:
         args.executor = "dask"  # a scheduler address means the Dask executor
-    if args.executor == "local" and args.scheduler:
+    if args.executor in ("local", "slurm") and args.scheduler:
         raise UsageError("--scheduler needs --executor dask")
     hints: str | int = args.hints
     if isinstance(hints, str) and hints.isdigit():

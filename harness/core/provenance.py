@@ -12,31 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.core.task import HOST
+from harness.core.node import HOST, cpu_model, memory_gib, node_class
 
 SOURCE = Path(__file__).resolve().parents[2]  # the checkout the harness runs from (a git work tree, or not)
-
-
-def _cpu_model() -> str | None:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.lower().startswith(("model name", "hardware", "cpu model")):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or None
-
-
-def _memory_gib() -> float | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    return round(int(line.split()[1]) / (1 << 20), 1)
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
 
 
 def _git(*args: str) -> str | None:
@@ -64,7 +42,7 @@ def machine() -> dict[str, Any]:
     except OSError:
         load = None
     return {"started_at": datetime.now(UTC).isoformat(timespec="seconds"), "host": HOST,
-            "cpu": _cpu_model(), "cores": os.cpu_count(), "memory_gib": _memory_gib(),
+            "cpu": cpu_model(), "cores": os.cpu_count(), "memory_gib": memory_gib(), "node_class": node_class(),
             "kernel": platform.release(), "os": platform.platform(), "python": platform.python_version(),
             "load_avg": load, "battlebench": __version__, "commit": harness_commit()}
 

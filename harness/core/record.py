@@ -72,8 +72,12 @@ SCHEMA: dict[str, tuple[str, str]] = {
     # provenance
     "solver_version": ("TEXT", "NAME VERSION of what answered, as its plugin names it"),
     "versions": ("TEXT", "JSON: battlebench, python and every library version the plugin reports"),
-    "host": ("TEXT", "the machine's name"),
+    "host": ("TEXT", "the machine's name (where the run executed; null for a lost run)"),
+    "node_class": ("TEXT", "the class of the machine the run was measured on: CPU model, cores, memory (whole "
+                           "GiB), kernel; runs of two classes are never ranked together (null: not known)"),
     "worker_pid": ("INTEGER", "the worker process that executed the run"),
+    "cpus": ("TEXT", "the logical CPUs the run's worker could run on, read from the kernel as the run was sent "
+                     "(kernel list notation, e.g. 0 or 0-1): one physical core's when the campaign pins runs"),
     "started_at": ("TEXT", "ISO 8601, UTC"),
     "ended_at": ("TEXT", "ISO 8601, UTC"),
     # evidence

@@ -31,13 +31,13 @@ report section (:mod:`harness.core.section`).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, ClassVar
 
 # The contract's parts live in their own modules; every name stays importable from here (users' plugin
 # tasks import from harness.core.task).
 from harness.core.limits import Limits
+from harness.core.node import HOST, node_class
 from harness.core.plugins import Family, overridden
 from harness.core.record import SCHEMA, SQL_TYPES, dumps, empty_record
 from harness.core.request import (TERMINATIONS, Executed, Request, WorkerOutcome, limits_of, now_iso,
@@ -48,7 +48,6 @@ from harness.core.section import ReportSection
 from harness.core.status import Status, Termination
 from harness.errors import ConfigError, InputError
 
-HOST = os.uname().nodename  # socket.gethostname(), without importing socket
 
 
 def base_record(spec: RunSpec, execution: Any = None) -> dict[str, Any]:
@@ -62,14 +61,14 @@ def base_record(spec: RunSpec, execution: Any = None) -> dict[str, Any]:
         instance=spec.instance_name, instance_path=spec.instance_path, instance_hash=spec.instance_hash,
         pair=spec.pair.label, backend=spec.pair.plugin, formulation=spec.pair.variant,
         options=dumps(spec.pair.option_dict), task=cls.name, question=spec.task.label, seed=spec.seed, repetition=spec.repetition,
-        time_limit_s=limit, memory_limit_mb=spec.limits.memory_mb, host=HOST,
+        time_limit_s=limit, memory_limit_mb=spec.limits.memory_mb, host=HOST, node_class=node_class(),
     )
     if execution is not None:
         started, ended = times_of(execution.wall_s)
         rec.update(started_at=started, ended_at=ended, wall_s=execution.wall_s, cpu_s=execution.cpu_s,
                    overshoot_s=max(execution.wall_s - limit, 0.0) if limit is not None else 0.0,
                    peak_rss_mb=execution.peak_rss_mb, worker_pid=execution.pid,
-                   warmup_s=getattr(execution, "warmup_s", None))
+                   warmup_s=getattr(execution, "warmup_s", None), cpus=getattr(execution, "cpus", None))
     return rec
 
 

@@ -11,7 +11,13 @@ campaign executors' terms:
   address, or ``local`` for a LocalCluster of ``jobs`` single-threaded workers, as
   :mod:`harness.runner.dask` does for campaigns).  Workers write the files and the
   journals themselves, so ``OUT`` must be the same path on every worker (one machine, or
-  a shared file system).
+  a shared file system);
+* ``slurm``: one SLURM job per seed (submitit, as :mod:`harness.runner.slurm` submits a
+  campaign's shards; its files in ``OUT/.slurm``), one core and :data:`SLURM_MEMORY_MB`
+  each, :data:`SLURM_BACKSTOP_MIN` of walltime as a backstop (a seed's own limits are
+  its questions'); ``OUT`` on a file system the nodes share.  A job that ends without a
+  result (cancelled, its node lost, killed at the backstop) is that seed's failure, said
+  with the job; its journal keeps every answer it had, so the same command resumes it.
 
 A seed's puzzle depends only on its settings and seed, never on where or alongside what
 it ran: ``--jobs 2`` writes byte-identical files to ``--jobs 1`` (tested).  Results come
@@ -47,7 +53,11 @@ from typing import Any, Callable, Iterator, TextIO
 from harness.generate.generator import GenerationError, Settings, generate, journal_path
 from harness.generate.journal import PARTIAL_DIR, Journal, answers_on_disk
 
-EXECUTORS = ("local", "dask")
+EXECUTORS = ("local", "dask", "slurm")
+SLURM_MEMORY_MB = 4096 + 1024
+"""Memory a seed's SLURM job asks for: a certifier's and the harness's."""
+SLURM_BACKSTOP_MIN = 24 * 60
+"""Walltime a seed's SLURM job asks for, as a backstop only (its questions have their own limits)."""
 STOP_OUTCOMES = ("interrupted", "not started")  # outcomes of a seed the command's stop ended or kept from starting
 
 
@@ -368,6 +378,77 @@ class _Dask:
             self.cluster.close()
 
 
+class _SlurmSeed:
+    """A seed's SLURM job, as the futures the other runners give (``result``, ``cancelled``)."""
+
+    def __init__(self, job: Any, task: SeedTask):
+        self.job, self.task = job, task
+        self.ended: bool | None = None  # None: not yet; True: with a result; False: without one
+
+    def cancelled(self) -> bool:
+        return False
+
+    def result(self, timeout: float | None = None) -> SeedResult:
+        if self.ended is None and timeout is not None:  # _drain: wait so long for it to end
+            from harness.runner.slurm import Watch
+
+            watch, end = Watch(), time.monotonic() + timeout
+            while self.ended is None and time.monotonic() < end:
+                self.ended = watch.ended([self.job]).get(self.job.job_id)
+                if self.ended is None:
+                    time.sleep(0.5)
+            if self.ended is None:
+                raise TimeoutError(f"its SLURM job {self.job.job_id} is still going")
+        if not self.ended:
+            raise RuntimeError(f"its SLURM job {self.job.job_id} left the queue without a result (cancelled, its "
+                               "node lost, or killed at its walltime)")
+        return self.job.result()
+
+
+class _Slurm:
+    """One SLURM job per seed (module docstring)."""
+
+    def __init__(self, jobs: int, out: Path):
+        from harness.runner.slurm import Watch, executor_for
+
+        self.executor = executor_for(out / ".slurm", memory_mb=SLURM_MEMORY_MB, timeout_min=SLURM_BACKSTOP_MIN,
+                                     name="battlebench-generate", parallelism=jobs)
+        self.watch = Watch()
+        self.futures: dict[Any, SeedTask] = {}
+
+    def submit(self, task: SeedTask) -> Any:
+        seed = _SlurmSeed(self.executor.submit(make_seed, task), task)
+        self.futures[seed] = task
+        return seed
+
+    def wait(self, pending: set, timeout: float) -> tuple[set, set]:
+        end = time.monotonic() + timeout
+        while True:
+            over = self.watch.ended([seed.job for seed in pending])
+            done = set()
+            for seed in pending:
+                if seed.job.job_id in over:
+                    seed.ended = over[seed.job.job_id]
+                    done.add(seed)
+            if done or time.monotonic() >= end:
+                return done, pending - done
+            time.sleep(min(0.5, max(0.0, end - time.monotonic())))
+
+    def running(self) -> list[tuple[str, str, float]]:
+        return []
+
+    def interrupt(self) -> None:
+        """``scancel`` every seed's job still queued or running (SLURM sends SIGTERM: its journal stays)."""
+        import subprocess
+
+        ids = [seed.job.job_id for seed in self.futures]
+        if ids:
+            subprocess.run(["scancel", *ids], capture_output=True)
+
+    def close(self) -> None:
+        pass
+
+
 @contextmanager
 def _stop_between_waits() -> Iterator[threading.Event]:
     """While the parent waits on its workers, Ctrl-C and SIGTERM set an event that :func:`_spread` turns into
@@ -425,7 +506,8 @@ def make_all(tasks: list[SeedTask], *, executor: str = "local", jobs: int = 1, s
     todo = [t for t in tasks if t not in kept]
     runner: Any = None
     if todo and not (executor == "local" and jobs == 1):  # connect first: a bad scheduler fails before any output
-        runner = _Pool(jobs) if executor == "local" else _Dask(scheduler, jobs)
+        runner = (_Pool(jobs) if executor == "local" else _Dask(scheduler, jobs) if executor == "dask"
+                  else _Slurm(jobs, Path(todo[0].out)))
     progress = Progress(len(tasks), stream=stream, live=live, interval_s=interval_s, title="generate",
                         unit="seed", resumed="already made")
     progress.start(len(kept), [{"status": "sat"}] * len(kept))

@@ -34,6 +34,7 @@ import pandas as pd
 from harness.core.status import NOT_MEASURED
 from harness.errors import InputError
 from harness.report.data import INSTANCE_KEY, clean, with_instance_key
+from harness.report.nodes import Nodes, choose, classes_of
 from harness.store import ResultsStore
 from harness.store.sqlite import PLAN_COLUMNS
 
@@ -188,14 +189,18 @@ class Campaign:
     meta: dict[str, str]
     contradicted: tuple[str, ...] = ()  # stored runs that contradict their plan row (:func:`against_plan`)
     twin: str = ""  # a results.sqlite beside a results.sqlite.gz: that they agree (:mod:`harness.store.twin`)
+    nodes: Nodes = field(default_factory=Nodes)  # the node classes of its runs, and the one read
 
     @property
     def ranked(self) -> pd.DataFrame:
         return ranked_runs(self.runs, self.completeness)
 
 
-def load_campaign(results_dir: str | Path) -> Campaign:
-    """Read a store's runs, plan and meta; InputError (StoreDamaged) for a missing or damaged store."""
+def load_campaign(results_dir: str | Path, node_class: str | None = None, every_class: bool = False) -> Campaign:
+    """Read a store's runs, plan and meta, as the runs of one node class (:func:`harness.report.nodes.choose`:
+    ``node_class`` a part of its name, needed when the runs were measured on several), or of every class
+    (``every_class``: for what does not compare times); InputError (StoreDamaged) for a missing or damaged
+    store, and for a class that cannot be chosen."""
     directory = Path(results_dir)
     if not directory.is_dir():
         raise InputError(f"{results_dir}: no such results directory")
@@ -204,8 +209,12 @@ def load_campaign(results_dir: str | Path) -> Campaign:
         plan = store.plan()
         meta = store.meta()
         twin = store.twin
+    if every_class and node_class is None:
+        nodes = Nodes(classes_of(runs))
+    else:
+        runs, plan, nodes = choose(runs, plan, node_class, str(directory))
     completeness, kept = assess(runs, plan)
-    return Campaign(directory, kept, completeness, meta, against_plan(kept, plan), twin)
+    return Campaign(directory, kept, completeness, meta, against_plan(kept, plan), twin, nodes)
 
 
 __all__ = ["Campaign", "Completeness", "MISSING_COLUMNS", "against_plan", "assess", "load_campaign", "ranked_runs"]

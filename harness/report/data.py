@@ -32,12 +32,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import json
-import math
 from dataclasses import dataclass
 
 import pandas as pd
 
+from harness.core.cores import cores_of as cores
 from harness.core.status import STATUS_ORDER
 from harness.core.task import CONTROL_SUFFIX, RANK_BY
 from harness.errors import InputError
@@ -115,31 +114,6 @@ def is_control(pair: str) -> bool:
 def control_of(pair: str) -> str:
     """The pair an A/A control copies (``pair`` itself if it is none)."""
     return str(pair)[: -len(CONTROL_SUFFIX)] if is_control(pair) else str(pair)
-
-
-def _positive(value: object) -> int:
-    if isinstance(value, bool):
-        return 1
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return 1
-    return int(number) if math.isfinite(number) and number >= 1 else 1
-
-
-def cores(options: object) -> int:
-    """The cores a run's stored ``options`` (JSON text or a mapping) ask for: the largest of its ``threads``
-    and ``split`` (searches at once), and for a race the number of its legs; 1 when none is set."""
-    if isinstance(options, str):
-        try:
-            options = json.loads(options)
-        except ValueError:
-            return 1
-    if not isinstance(options, dict):
-        return 1
-    if isinstance(options.get("race"), list):
-        return max(len(options["race"]), 1)
-    return max(_positive(options.get("threads", 1)), _positive(options.get("split", 1)))
 
 
 @dataclass(frozen=True)

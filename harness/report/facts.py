@@ -62,6 +62,8 @@ def campaign_facts(df: pd.DataFrame, meta: dict[str, str], results_dir: Path, ge
         ("repetitions", str(reps) if reps else NA),
         ("seeds", ", ".join(seeds) or NA),
         ("hosts", ", ".join(_distinct(df["host"])) or NA),
+        ("node class", " | ".join(_distinct(df["node_class"])) if "node_class" in df.columns and
+         df["node_class"].notna().any() else "not known (runs stored before records named it)"),
         ("solver versions", "; ".join(solver_versions) or NA),
         ("battlebench (runs)", ", ".join(sorted(battlebench)) or NA),
         ("runs executed", period),

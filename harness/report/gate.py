@@ -40,6 +40,7 @@ from harness.report.manifest import find_manifest, load_manifest, manifest_sente
 from harness.report.problem_text import render_problems
 from harness.report.completeness import Campaign, load_campaign
 from harness.report.data import stored_config
+from harness.report.nodes import comparable
 from harness.report.regression import compare, improvements, matches, render_regressions, timed, wall_fallbacks
 from harness.report.sections import Part, all_problems, parts_of, unknown_note
 
@@ -65,6 +66,7 @@ class CheckOptions:
     proof_limit_s: float | None = 600.0  # each checker's time on each stored proof
     checkers: tuple[str, ...] | None = None  # the checkers that check stored proofs again (None: all at hand)
     proof_jobs: int = 1  # stored proofs checked again at a time
+    node_class: str | None = None  # check only the runs of the node class whose name contains it
 
 
 def _plural(n: int, word: str) -> str:
@@ -100,14 +102,16 @@ def thresholds(opts: CheckOptions, campaign: Campaign, baseline: Campaign | None
 
 def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     """Check the store in ``results``; write the findings to ``out``; return 0 (passed) or 1 (failed)."""
-    campaign = load_campaign(results)
-    baseline = load_campaign(opts.baseline) if opts.baseline else None  # bad input before any verdict
+    campaign = load_campaign(results, opts.node_class, every_class=True)
+    baseline = load_campaign(opts.baseline, every_class=True) if opts.baseline else None  # bad input first
     limits = thresholds(opts, campaign, baseline)
     df = campaign.runs
     if df.empty:
         return _nothing_stored(results, campaign, out)
     if campaign.twin:
         print(f"store: {campaign.twin}", file=out)
+    if campaign.nodes.sentence():
+        print(f"nodes: {campaign.nodes.sentence()}", file=out)
     failures = _completeness(campaign, opts, out)
     failures += _contradicted(campaign, out)
     parts = parts_of(df)
@@ -120,8 +124,13 @@ def run_check(results: str | Path, opts: CheckOptions, out: TextIO) -> int:
     failures += _claims(df, Path(results), opts, out)
     _generated(df, Path(results), out)
     if baseline is not None:
-        failures += _coverage(baseline, df, opts, limits, out)
-        failures += _regressions(baseline, df, opts, limits, out)
+        apart = comparable(campaign.nodes, baseline.nodes)
+        if apart is not None:  # times of two node classes: nothing to compare them by
+            print(f"regression: not judged: {apart}; times of two node classes are not comparable", file=out)
+            failures.append("regressions not judged across node classes")
+        else:
+            failures += _coverage(baseline, df, opts, limits, out)
+            failures += _regressions(baseline, df, opts, limits, out)
     return _verdict(failures, len(df), allowed, out)
 
 

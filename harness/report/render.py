@@ -61,7 +61,8 @@ statuses per pair."""
 
 
 def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 1.0,
-                 manifest: str | Path | None = None, rank_by: str | None = None) -> dict[str, Path]:
+                 manifest: str | Path | None = None, rank_by: str | None = None,
+                 node_class: str | None = None) -> dict[str, Path]:
     """Write the report of the store in ``results_dir`` into ``out_dir``; return ``{file name: path}``.
 
     Keys: ``index.html``, ``summary.md``, ``<table>.csv`` for every table of
@@ -71,15 +72,20 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     the shift of the shifted geometric mean; ``manifest`` the instance manifest the
     disagreements are checked against (default: found above ``results_dir``); ``rank_by``
     what pairs are ranked by (:data:`harness.core.task.RANK_BY`; default: the campaign
-    config's ``[report] rank_by``, else ``auto``).  Raises
-    :class:`harness.errors.InputError` if ``results_dir`` holds no results store, or a
-    damaged one (:class:`harness.errors.StoreDamaged`).
+    config's ``[report] rank_by``, else ``auto``); ``node_class`` a part of the name of the
+    node class whose runs are reported, needed when they were measured on several
+    (:mod:`harness.report.nodes`).  Raises :class:`harness.errors.InputError` if
+    ``results_dir`` holds no results store, a damaged one (:class:`harness.errors.StoreDamaged`),
+    or runs of several node classes and none chosen.
     """
     results_dir = Path(results_dir)
     out = Path(out_dir)
-    campaign = load_campaign(results_dir)
+    campaign = load_campaign(results_dir, node_class)
     parts = parts_of(campaign.runs)
     notes = unknown_note(parts) + [n for p in parts for n in p.section.notes(p.frame(campaign.runs))]
+    if campaign.nodes.chosen is not None:  # the runs of one class of several
+        said = campaign.nodes.sentence()
+        notes.append(said[0].upper() + said[1:] + ".")
     meta, completeness = campaign.meta, campaign.completeness
     measures = pair_measures(campaign.runs, rank_by or configured_rank_by(meta))
     df = with_measures(prepare(campaign.runs, parts), measures)

@@ -54,6 +54,7 @@ def lost_record(spec: RunSpec, why: str, started: str | None = None) -> dict[str
     """A run whose worker or node was lost on every attempt the campaign's ``retries`` allow: stored as ``lost``
     (no measurement: the next resume executes it again, and its record then replaces this one)."""
     rec = error_record(spec, f"lost: {why}", status=Status.LOST)
+    rec.update(host=None, node_class=None)  # made by the runner, not where the run was lost: no node to name
     if started:
         rec["started_at"] = started
     return rec

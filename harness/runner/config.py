@@ -10,6 +10,8 @@ A config names the instances, the pairs, the task, the limits and how to execute
     repetitions = 1                       # runs of each (instance, pair, seed)
     seeds = [0, 1]                        # optional: each pair runs once per seed
     jobs = 1                              # runs executed in parallel
+    pin = false                           # true: each run on physical cores of its own, pinned
+                                          # (local and slurm executors; not in the hash)
     executor = "local"                    # or "dask" (with scheduler = "tcp://host:8786"), or "slurm"
     retries = 2                           # dask, slurm: a run lost with its worker or node is executed
                                           # again this often, then stored as lost (status "lost")
@@ -70,7 +72,7 @@ from harness.core.thresholds import Given, parse_check
 from harness.errors import ConfigError, InputError, LimitError
 
 _TOP_KEYS = ("name", "instances", "pairs", "task", "limits", "repetitions", "seeds", "jobs",
-             "executor", "scheduler", "retries", "output", "workers", "report", "check")
+             "executor", "scheduler", "retries", "output", "workers", "report", "check", "pin")
 _LIMIT_KEYS = ("time_s", "memory_mb", "grace_s", "output_mb")
 EXECUTORS = ("local", "dask", "slurm")
 DEFAULT_RETRIES = 2
@@ -98,6 +100,7 @@ class Config:
     executor: str = "local"
     scheduler: str | None = None
     retries: int = DEFAULT_RETRIES  # dask, slurm: attempts beyond the first for a run lost with its worker or node
+    pin: bool = False  # each run on physical cores of its own, pinned (harness.core.cores; not in the hash)
     output: Path = Path("results")
     workers: str = "warm"
     text: str = field(default="", repr=False)
@@ -195,6 +198,11 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
     retries = _get(data, "retries", int, path)
     if retries is not None and retries < 0:
         raise ConfigError(path, "retries", "must be >= 0")
+    pin = _get(data, "pin", bool, path)
+    if pin and executor == "dask":
+        raise ConfigError(path, "pin", "pins runs on this machine or a SLURM node; a Dask worker's runs are not "
+                                       "pinned (use executor = \"local\" or \"slurm\", or pin the Dask workers "
+                                       "themselves: taskset -c N dask worker ...)")
     workers = _get(data, "workers", str, path) or "warm"
     if workers not in ("warm", "cold"):
         raise ConfigError(path, "workers", f"must be 'warm' or 'cold', not {workers!r}")
@@ -208,7 +216,7 @@ def parse_config(data: dict[str, Any], path: Path, text: str = "", *, require_in
     return Config(
         name=name, path=path, instance_paths=tuple(instance_paths), pairs=tuple(pairs), task=task,
         limits=limits, repetitions=repetitions, seeds=seeds, jobs=jobs, executor=executor,
-        scheduler=scheduler, retries=DEFAULT_RETRIES if retries is None else retries, output=output,
+        scheduler=scheduler, retries=DEFAULT_RETRIES if retries is None else retries, pin=bool(pin), output=output,
         workers=workers, text=text, patterns=tuple(patterns), params=params,
         rank_by=rank_by, controls=controls,
         check=check,

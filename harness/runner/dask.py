@@ -16,10 +16,19 @@ keeps one record per run).  The LocalCluster this executor starts lets each task
 (``allowed_failures=0``), so each attempt is one worker lost; a scheduler started apart retries a task on its own
 ``distributed.scheduler.allowed-failures`` workers within each attempt (set it to 0 there for the same
 accounting).
+
+A scheduler lost (killed, its machine gone) takes every run in flight with it, and its workers close themselves
+when they lose it.  The client cancels those runs' futures and tries to reconnect to the same address; the runs are
+attempts lost like those of a dead worker (submitted again within ``retries``, then ``lost``).  When no scheduler
+answers at that address within :data:`RECONNECT_S` of the loss, every run not yet stored is stored as ``lost``
+with the reason, so the campaign ends (exit 3, "incomplete") and the same command, with a cluster back, executes
+exactly those runs.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 import threading
 import time
 from collections import deque
@@ -32,6 +41,22 @@ from harness.runner.local import HEARTBEAT_S
 from harness.runner.process import WorkerPool
 
 _POOLS = threading.local()
+RECONNECT_S = 60.0
+"""How long a lost scheduler may take to answer again at its address; ``BATTLEBENCH_DASK_RECONNECT_S`` sets it."""
+
+
+def reconnect_s() -> float:
+    """:data:`RECONNECT_S`, or the seconds ``BATTLEBENCH_DASK_RECONNECT_S`` says (a UsageError if not a number)."""
+    text = os.environ.get("BATTLEBENCH_DASK_RECONNECT_S")
+    if text is None:
+        return RECONNECT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise UsageError(f"BATTLEBENCH_DASK_RECONNECT_S: {text!r} is not a number of seconds >= 0")
+    return value
 
 
 def execute_on_worker(spec: RunSpec, warm: bool) -> dict[str, Any]:
@@ -91,6 +116,8 @@ class DaskExecutor:
         self.retries = retries
         self._cluster = None
         self._own_client = client is None
+        self._address = scheduler if scheduler not in (None, "", "local") else None
+        self._reconnect_s = reconnect_s()  # read before any run: a bad value fails first
         if client is not None:
             self.client = client
         else:
@@ -132,6 +159,9 @@ class DaskExecutor:
 
     def run(self, specs: list[RunSpec]) -> Iterator[dict[str, Any] | None]:
         import distributed
+        from distributed.utils import CancelledError  # what a future the client cancelled raises
+
+        cancelled = (CancelledError, asyncio.CancelledError)
 
         by_key = self._by_key
         attempt: dict[str, int] = {}  # task key -> which attempt of its run it is (0: the first)
@@ -144,9 +174,24 @@ class DaskExecutor:
             self._futures.append(future)
             return future
 
+        def again_or_lost(spec: RunSpec, n: int, why: str, last: str = "") -> dict[str, Any] | None:
+            """Its attempt was lost with its worker or the scheduler: again, or the lost record."""
+            if n < self.retries:
+                queue.appendleft((spec, n + 1))
+                return None
+            return lost_record(spec, f"{why} on each of its {n + 1} attempt{'s' if n else ''} "
+                                     f"(retries = {self.retries})" + (f"; the last was {last}" if last else ""),
+                               now_iso())
+
         queue: deque[tuple[RunSpec, int]] = deque((spec, 0) for spec in specs)
         pending: set[Any] = set()
         while queue or pending:
+            if not self._scheduler_answers():  # lost and not back: every run not stored is lost (the docstring)
+                why = (f"the Dask scheduler at {self._address} was lost and did not answer again within "
+                       f"{self._reconnect_s:g} s")
+                for spec in [spec for spec, _ in queue] + [by_key[future.key] for future in pending]:
+                    yield lost_record(spec, why, now_iso())
+                return
             room = self._threads()
             while queue and len(pending) < room:  # no more in flight than threads to run them (the docstring)
                 pending.add(submit(*queue.popleft()))
@@ -155,20 +200,49 @@ class DaskExecutor:
             except TimeoutError:
                 yield None
                 continue
+            except cancelled:  # the client lost its scheduler: it cancelled every future in flight
+                done, pending = set(pending), set()
             for future in done:
                 spec, n = by_key[future.key], attempt[future.key]
                 try:
                     yield future.result()
                 except distributed.KilledWorker as exc:  # its worker died under it: again, or lost
-                    if n < self.retries:
-                        queue.appendleft((spec, n + 1))
-                        continue
                     where = getattr(getattr(exc, "last_worker", None), "address", "")
-                    yield lost_record(spec, f"its Dask worker died on each of its {n + 1} attempt"
-                                            f"{'s' if n else ''} (retries = {self.retries})"
-                                            + (f"; the last was {where}" if where else ""), now_iso())
+                    record = again_or_lost(spec, n, "its Dask worker died", where)
+                    if record is not None:
+                        yield record
+                except cancelled:  # cancelled by the client on losing its scheduler
+                    record = again_or_lost(spec, n, f"the Dask scheduler at {self._address} was lost")
+                    if record is not None:
+                        yield record
                 except Exception as exc:  # the task failed (not its worker)
                     yield failed_record(spec, exc, now_iso())
+
+    def _scheduler_answers(self) -> bool:
+        """True while the client is connected; after a loss, once a scheduler answers again at the address
+        (the client's own reconnection, then new clients), False after :func:`reconnect_s` of silence."""
+        import distributed
+
+        if self.client.status == "running":
+            return True
+        if self._address is None:  # our own LocalCluster: it is not lost while this process lives
+            return False
+        deadline = time.monotonic() + self._reconnect_s
+        while time.monotonic() < deadline:
+            if self.client.status == "running":
+                return True
+            if self.client.status in ("closing", "closed"):  # the client gave up: a new one, if one answers
+                try:
+                    client = distributed.Client(self._address, timeout=f"{max(1.0, deadline - time.monotonic()):.0f}s")
+                except (OSError, TimeoutError):
+                    continue
+                if self._own_client:
+                    self.client, self._futures = client, []  # the old client's futures went with it
+                    return True
+                client.close()  # the caller's client is theirs to replace
+                return False
+            time.sleep(0.2)
+        return False
 
     def _threads(self) -> int:
         """The cluster's worker threads now (at least 1: a run waits in the scheduler for a worker to come)."""
@@ -178,7 +252,7 @@ class DaskExecutor:
             return 1
 
     def stop(self) -> None:
-        if self._futures:
+        if self._futures and self.client.status == "running":
             self.client.cancel(self._futures, force=True)
 
     def close(self) -> None:

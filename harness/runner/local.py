@@ -4,7 +4,8 @@ Each thread takes the next run, executes it in its :class:`WorkerPool` (one warm
 worker per backend) and hands the record back; the caller stores records as they
 come.  ``run`` yields ``None`` now and then as a heartbeat so the caller can refresh
 its progress display.  ``stop`` kills every worker's process group at once; runs in
-flight are then discarded, not recorded.
+flight are then discarded, not recorded.  With ``pin``, a thread takes its run's physical
+cores before it executes it and gives them back after (:class:`~harness.core.cores.Cores`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import threading
 import time
 from typing import Any, Iterator
 
+from harness.core.cores import Cores, cores_of
+from harness.errors import UsageError
 from harness.runner.campaign import RunSpec, execute_spec, failed_record, now_iso
 from harness.runner.process import WorkerPool
 
@@ -23,11 +26,19 @@ _DONE = object()
 
 
 class LocalExecutor:
-    """Execute runs on this machine, ``jobs`` at a time (each run under its spec's limits)."""
+    """Execute runs on this machine, ``jobs`` at a time (each run under its spec's limits); with ``pin``, each
+    run on physical cores no other run has, its worker pinned to them (:mod:`harness.core.cores`)."""
 
-    def __init__(self, jobs: int = 1, warm: bool = True):
+    def __init__(self, jobs: int = 1, warm: bool = True, pin: bool = False):
         self.jobs = jobs
         self.warm = warm
+        self.cores: Cores | None = None
+        if pin:
+            self.cores = Cores()
+            if jobs > len(self.cores):
+                raise UsageError(f"pin = true gives each run physical cores of its own: jobs = {jobs}, and this "
+                                 f"machine lets this process use {len(self.cores)} physical "
+                                 f"core{'s' if len(self.cores) != 1 else ''}")
         self._stopping = threading.Event()
         self._pools: list[WorkerPool] = []
         self._threads: list[threading.Thread] = []
@@ -40,6 +51,11 @@ class LocalExecutor:
                 for spec, t0 in list(self._in_flight.values())]
 
     def run(self, specs: list[RunSpec]) -> Iterator[dict[str, Any] | None]:
+        if self.cores is not None:  # before any run: a run asking for more cores than there are never starts
+            wanted = max((cores_of(spec.pair.option_dict) for spec in specs), default=1)
+            if wanted > len(self.cores):
+                raise UsageError(f"pin = true: a pair asks for {wanted} physical cores (its threads, split or race "
+                                 f"legs) and this machine lets this process use {len(self.cores)}")
         todo: queue.Queue[RunSpec] = queue.Queue()
         for spec in specs:
             todo.put(spec)
@@ -61,6 +77,10 @@ class LocalExecutor:
                         spec = todo.get_nowait()
                     except queue.Empty:
                         break
+                    if self.cores is not None:  # its cores, all at once, for as long as it runs
+                        pool.cpus = self.cores.take(cores_of(spec.pair.option_dict), self._stopping)
+                        if pool.cpus is None:
+                            break
                     started = now_iso()
                     me = threading.current_thread().name
                     self._in_flight[me] = (spec, time.monotonic())
@@ -70,6 +90,9 @@ class LocalExecutor:
                         record = failed_record(spec, exc, started)
                     finally:
                         self._in_flight.pop(me, None)
+                        if self.cores is not None and pool.cpus is not None:
+                            self.cores.give(pool.cpus)
+                            pool.cpus = None
                     if self._stopping.is_set():
                         break  # interrupted: this run's end was our doing, do not record it
                     done.put(record)

@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from harness.core import cgroups, proctree, scratch
+from harness.core import cgroups, cores, proctree, scratch
 from harness.core.limits import DEFAULT_GRACE_S, MEMOUT_HINTS, NO_LIMITS, WARM_S, Limits
 from harness.core.status import Termination
 from harness.core.request import Request, WorkerOutcome, budget_of, limits_of, termination_of
@@ -67,6 +67,7 @@ class Execution:
     cpu_s: float | None = None
     warmup_s: float | None = None  # the worker's warm-up just before this run (not in wall_s); None: warm already
     warmup_cpu_s: float | None = None  # ... and the CPU seconds of the worker's tree during it
+    cpus: str | None = None  # the logical CPUs the worker could run on, read from the kernel as the run was sent
 
     @property
     def termination(self) -> Termination:
@@ -344,6 +345,7 @@ class WorkerPool:
         # takes it
         self._lock = threading.Lock()  # close() may come from another thread (Ctrl-C)
         self._closed = False
+        self.cpus: frozenset[int] | None = None  # set by the executor: the cores the next runs are pinned to
         scratch.sweep()  # the scratch folders of workers a killed runner left (their owners are gone)
         cgroups.sweep()  # ... and their cgroups
 
@@ -351,8 +353,10 @@ class WorkerPool:
         """One run in the worker of its key (``request.key()``), under the request's limits."""
         key = request.key()
         worker = self._worker(key, request)
+        cpus = self._pin(worker)
         ex = worker.call("run", (request,), budget_of(request))
         ex.warmup_s, ex.warmup_cpu_s = self._warmed.pop(key, (None, None))
+        ex.cpus = cpus
         if ex.kind != "ok" or not self.warm:  # killed, died or possibly damaged: replace it
             self._workers.pop(key, None)
             worker.close()
@@ -376,9 +380,12 @@ class WorkerPool:
             self._warmed.pop(key, None)
         ended: queue.Queue[tuple[int, Execution]] = queue.Queue()
 
+        pinned = [self._pin(worker) for _, worker in workers]
+
         def run(i: int) -> None:
             try:
                 ex = workers[i][1].call("run", (requests[i],), budget_of(requests[i]))
+                ex.cpus = pinned[i]
             except Exception as exc:  # noqa: BLE001 - reported as that run's crash, the others go on
                 ex = Execution("crash", error=f"harness failure: {type(exc).__name__}: {exc}")
             ended.put((i, ex))
@@ -446,6 +453,17 @@ class WorkerPool:
             worker.close()
         return ex
 
+    def _pin(self, worker: WorkerProcess) -> str | None:
+        """Pin ``worker`` (its threads, and what it starts) to :attr:`cpus` when set; the CPUs it may run on, read
+        back from the kernel (None when it is gone)."""
+        if self.cpus is not None:
+            try:
+                cores.pin(worker.pid, self.cpus)
+            except OSError:  # the worker died: its run reports it
+                pass
+        got = cores.affinity(worker.pid)
+        return cores.cpu_list(got) if got is not None else None
+
     @staticmethod
     def _warm_limits(request: Request) -> Limits:
         """A warm-up's limits: the run's memory and grace, :attr:`Limits.warm_s` of time."""
@@ -463,6 +481,7 @@ class WorkerPool:
             if self._closed:
                 raise RuntimeError("the worker pool is closed")
             worker = self._workers[key] = WorkerProcess(self.honour_s)
+            self._pin(worker)  # its warm-up on its run's cores too
             spare = [k for k in self._workers if k != key and k not in self._out]  # least recently used first
             while self.max_warm is not None and len(self._workers) > self.max_warm and spare:
                 idle.append(self._workers.pop(spare.pop(0)))

@@ -23,6 +23,7 @@ from harness.core.provenance import machine
 from harness.core.request import KEPT_FILES
 from harness.core.task import task_of
 from harness.core.status import NOT_MEASURED
+from harness.errors import UsageError
 from harness.runner.campaign import RunSpec, campaign_root, expand
 from harness.runner.config import Config
 from harness.runner.progress import Progress, summary_table
@@ -103,10 +104,13 @@ def make_executor(config: Config) -> Any:
     if config.executor == "dask":
         from harness.runner.dask import DaskExecutor
 
+        if config.pin:
+            raise UsageError(f"{config.path}: pin: a Dask worker's runs are not pinned (use --executor local or "
+                             "slurm, or pin the Dask workers themselves: taskset -c N dask worker ...)")
         return DaskExecutor(config.scheduler, config.jobs, warm, retries=config.retries)
     from harness.runner.local import LocalExecutor
 
-    return LocalExecutor(config.jobs, warm)
+    return LocalExecutor(config.jobs, warm, pin=config.pin)
 
 
 def run_campaign(

@@ -83,18 +83,9 @@ def backstop_minutes(config: Any, runs: int) -> int:
 def submit_shards(config: Any, shards: list[int], n: int, *, folder: Path, runs_per_shard: dict[int, int],
                   partition: str | None = None) -> list[Any]:
     """One submitit job array: a task per shard in ``shards`` (of ``n``)."""
-    import submitit
-
-    executor = submitit.AutoExecutor(folder=str(folder), cluster="slurm")
-    memory_mb = (config.limits.memory_mb or 4096) + MEMORY_MARGIN_MB
-    params: dict[str, Any] = {
-        "slurm_array_parallelism": len(shards), "cpus_per_task": 1, "tasks_per_node": 1,
-        "slurm_mem": f"{memory_mb}M", "timeout_min": max(backstop_minutes(config, runs_per_shard[s]) for s in shards),
-        "name": f"battlebench-{config.name}",
-    }
-    if partition:
-        params["slurm_partition"] = partition
-    executor.update_parameters(**params)
+    executor = executor_for(folder, memory_mb=(config.limits.memory_mb or 4096) + MEMORY_MARGIN_MB,
+                            timeout_min=max(backstop_minutes(config, runs_per_shard[s]) for s in shards),
+                            name=f"battlebench-{config.name}", parallelism=len(shards), partition=partition)
     out = Path(config.output)
     with executor.batch():
         jobs = [executor.submit(run_shard, str(Path(config.path).resolve()), str(out / SHARDS_DIR / str(s)), s, n)
@@ -112,32 +103,55 @@ def _queued() -> set[str] | None:
     return {line.strip() for line in out.stdout.splitlines() if line.strip()}
 
 
-def wait_for(jobs: list[Any], poll_s: float = 1.0, settle_s: float = 10.0) -> dict[str, bool]:
-    """Wait until every job has left SLURM's queue; job id -> whether it left a result.
+class Watch:
+    """Which submitted jobs have ended, polled: a job is over when its result file exists or ``squeue`` no longer
+    lists it (its result then gets ``settle_s`` to appear on a shared file system).
 
     submitit's own wait asks ``sacct``, which a cluster without job accounting (this one-node cluster among them)
-    cannot answer, so a job cancelled before it wrote its result would be waited for forever: here a job is over
-    when its result file exists or ``squeue`` no longer lists it (then its result gets ``settle_s`` to appear on a
-    shared file system)."""
+    cannot answer, so a job cancelled before it wrote its result would be waited for forever."""
+
+    def __init__(self, settle_s: float = 10.0):
+        self.settle_s = settle_s
+        self._left: dict[str, float] = {}  # job id -> when squeue first no longer listed it
+
+    def ended(self, jobs: list[Any]) -> dict[str, bool]:
+        """Of ``jobs``, those over now: job id -> whether it left a result."""
+        import time
+
+        queued, now, over = _queued(), time.monotonic(), {}
+        for job in jobs:
+            if job.paths.result_pickle.exists():
+                over[job.job_id] = True
+            elif queued is not None and job.job_id not in queued:
+                if now - self._left.setdefault(job.job_id, now) >= self.settle_s:
+                    over[job.job_id] = False
+        return over
+
+
+def wait_for(jobs: list[Any], poll_s: float = 1.0, settle_s: float = 10.0) -> dict[str, bool]:
+    """Wait until every job has left SLURM's queue (:class:`Watch`); job id -> whether it left a result."""
     import time
 
-    left: dict[str, float] = {}
-    ended: dict[str, bool] = {}
-    while len(ended) < len(jobs):
-        queued = _queued()
-        now = time.monotonic()
-        for job in jobs:
-            if job.job_id in ended:
-                continue
-            if job.paths.result_pickle.exists():
-                ended[job.job_id] = True
-            elif queued is not None and job.job_id not in queued:
-                since = left.setdefault(job.job_id, now)
-                if now - since >= settle_s:
-                    ended[job.job_id] = False
-        if len(ended) < len(jobs):
-            time.sleep(poll_s)
-    return ended
+    watch, ended = Watch(settle_s), {}
+    while True:
+        ended.update(watch.ended([job for job in jobs if job.job_id not in ended]))
+        if len(ended) == len(jobs):
+            return ended
+        time.sleep(poll_s)
+
+
+def executor_for(folder: Path, *, memory_mb: int, timeout_min: int, name: str, parallelism: int,
+                 partition: str | None = None) -> Any:
+    """A submitit executor of SLURM jobs of one core and ``memory_mb``, ``timeout_min`` as a backstop."""
+    import submitit
+
+    executor = submitit.AutoExecutor(folder=str(folder), cluster="slurm")
+    params: dict[str, Any] = {"slurm_array_parallelism": parallelism, "cpus_per_task": 1, "tasks_per_node": 1,
+                              "slurm_mem": f"{memory_mb}M", "timeout_min": timeout_min, "name": name}
+    if partition:
+        params["slurm_partition"] = partition
+    executor.update_parameters(**params)
+    return executor
 
 
 def run_on_slurm(config: Any, *, fresh: bool = False, retries: int | None = None, stream: TextIO | None = None,

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 from harness.core.record import COLUMNS
 
-SCHEMA_VERSION = 5
-"""``PRAGMA user_version`` of stores this code writes (it reads 1 to 5)."""
+SCHEMA_VERSION = 6
+"""``PRAGMA user_version`` of stores this code writes (it reads 1 to 6)."""
 
 ADDED_IN_2 = ("cpu_s",)
 """Run columns that version-1 stores lack (read as null)."""
@@ -28,7 +28,11 @@ ADDED_IN_4 = ("warmup_s",)
 ADDED_IN_5 = ("question",)
 """Run (and plan) columns that version-4 stores lack: their ``task`` column held the question."""
 
-_ADDED = {2: ADDED_IN_2, 3: ADDED_IN_3, 4: ADDED_IN_4, 5: ADDED_IN_5}
+ADDED_IN_6 = ("node_class", "cpus")
+"""Run columns that version-5 stores lack: the class of the node a run was measured on and the CPUs its worker
+could run on (read as null: not known)."""
+
+_ADDED = {2: ADDED_IN_2, 3: ADDED_IN_3, 4: ADDED_IN_4, 5: ADDED_IN_5, 6: ADDED_IN_6}
 
 _V2_SHOTS = "CASE WHEN task = 'play' THEN count END"  # version <= 2: the play task's shots were its count
 _V2_COUNT = "CASE WHEN task = 'play' THEN NULL ELSE count END"
@@ -94,7 +98,7 @@ def upgrade(conn: sqlite3.Connection, version: int) -> None:
     """In place, inside the caller's transaction: version 1 -> 2, the ``cpu_s`` column (null for old runs) and
     the plan table; 2 -> 3, the ``shots`` column, each game's shots moved there from ``count``; 3 -> 4, the
     ``warmup_s`` column; 4 -> 5, the ``question`` column of runs and plan, holding what ``task`` held, and
-    ``task`` the task's name."""
+    ``task`` the task's name; 5 -> 6, the ``node_class`` and ``cpus`` columns (null for old runs: not known)."""
     if version < 2:
         for column in ADDED_IN_2:
             conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
@@ -113,4 +117,9 @@ def upgrade(conn: sqlite3.Connection, version: int) -> None:
                 for column in ADDED_IN_5:
                     conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {COLUMNS[column]}")
                 conn.execute(f"UPDATE {table} SET question = task, task = {task}")
+    if version < 6:
+        have = [r[1] for r in conn.execute("PRAGMA table_info(runs)")]
+        for column in ADDED_IN_6:
+            if column not in have:
+                conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {COLUMNS[column]}")
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -78,8 +78,6 @@ DIFFERENCES = {  # flag: (the commands that have it, why they may differ)
     "--out": (("run", "report", "compare", "export", "merge", "generate", "write"),
               "a folder everywhere; export's --out may still name the table's file (what it did before --file); "
               "merge's is required (the merged store has no place of its own)"),
-    "--executor": (("run", "generate"), "run also takes slurm (its shards as a job array); generate's seeds go to "
-                                        "local or Dask workers only"),
     "--jobs": (("run", "check", "generate"), "how many at a time: runs (run's default is the config's jobs, none: "
                                              "not overridden), stored proofs checked again (check, 1), puzzles "
                                              "(generate has no config, 1)"),

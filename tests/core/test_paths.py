@@ -88,6 +88,7 @@ PATH_CALLS = {"with_name", "with_stem", "open", "Path", "joinpath"}
 TEMP_CALLS = {"mkdtemp", "mkstemp", "NamedTemporaryFile", "TemporaryDirectory"}
 # What goes into a path without path_part or check_name, and why it is safe: (module, expression) -> reason.
 NOT_NAMES = {
+    ("core/cores.py", "cpu"): "a logical CPU's number, an int of sched_getaffinity (/sys/devices/system/cpu/cpuN)",
     ("backends/files.py", "stem"): "path_part(inst.name) and the formulation (placement | cell)",
     ("backends/files.py", "suffix(fmt)"): "a suffix of WRITE_FORMATS",
     ("backends/minizinc.py", "self.formulation"): "placement | cell, the package's own .mzn files",

@@ -12,46 +12,34 @@ from pathlib import Path
 
 import pytest
 
+import daskcluster
 import procs
 from harness.core.proctree import descendants
 from harness.store import ResultsStore
 
 REPO = Path(__file__).resolve().parents[2]
-DASK = Path(sys.executable).with_name("dask")
-pytestmark = pytest.mark.skipif(not DASK.exists(), reason="the dask command is not installed (pip install dask)")
+pytestmark = pytest.mark.skipif(not daskcluster.DASK.exists(),
+                                reason="the dask command is not installed (pip install dask)")
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """A scheduler and one single-threaded worker under a nanny, as processes of their own; the scheduler lets a
-    task meet one dead worker (``allowed-failures`` 0), so that each attempt the campaign counts is one loss."""
+    """A scheduler and one single-threaded worker under a nanny, as processes of their own
+    (:mod:`daskcluster`)."""
     from distributed import Client
 
     where = tmp_path_factory.mktemp("dask")
-    file = where / "scheduler.json"
-    env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="0")  # as the executor's LocalCluster
-    started = [subprocess.Popen([str(DASK), "scheduler", "--scheduler-file", str(file), "--host", "127.0.0.1",
-                                 "--port", "0", "--dashboard-address", "127.0.0.1:0"], env=env, cwd=where,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
-    assert procs.wait_until(file.exists, started[0]), "the scheduler ended before it wrote its file"
-    started.append(subprocess.Popen([str(DASK), "worker", "--scheduler-file", str(file), "--nthreads", "1",
-                                     "--nworkers", "1", "--host", "127.0.0.1", "--no-dashboard",
-                                     "--memory-limit", "0"], env=env, cwd=where,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    client = Client(scheduler_file=str(file))
-    # no deadline: only a worker that ends, or a cluster that uses no CPU for long, fails the wait
-    assert procs.wait_until(lambda: len(client.nthreads()) >= 1, started[1], every=0.2), "the worker ended"
+    port = daskcluster.free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    started = [daskcluster.scheduler(where, port)]
+    started.append(daskcluster.worker(where, address))
+    client = Client(address)
+    assert daskcluster.joined(client, started[1]), "the worker ended"
     try:
-        yield client, file
+        yield client, address
     finally:
         client.close()
-        for proc in reversed(started):
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        daskcluster.stop(*started)
 
 
 def _config(tmp_path: Path, client, retries: int | None) -> Path:

@@ -136,3 +136,21 @@ def test_a_shard_lost_on_every_pass_is_stored_lost_and_the_same_command_executes
     facts = _facts(out)
     assert len(facts) == planned and "lost" not in {f[2] for f in facts.values()}
     assert main(["check", str(out)]) == 0
+
+
+GENERATE = ["generate", "--rows", "7", "--cols", "7", "--fleet", "1:2,2:1,3:1", "--hints", "minimal", "--number",
+            "3", "--seed", "20", "--certify", "sat/cell"]
+
+
+def test_generate_on_slurm_makes_the_puzzles_generate_makes_here(slurm, tmp_path, capsys):
+    from harness.puzzle.formats import read_instance
+
+    def made(out: Path) -> dict:  # each puzzle's content and hints (its meta holds the times it took)
+        return {f.name: (read_instance(f).content_hash(), read_instance(f).hints) for f in sorted(out.glob("*.toml"))}
+
+    assert main([*GENERATE, "--out", str(tmp_path / "here")]) == 0
+    assert main([*GENERATE, "--executor", "slurm", "--jobs", "2", "--out", str(tmp_path / "onslurm")]) == 0
+    here, onslurm = made(tmp_path / "here"), made(tmp_path / "onslurm")
+    assert len(here) == 3 and onslurm == here  # a seed's puzzle is its settings' and seed's, wherever it ran
+    jobs = list((tmp_path / "onslurm" / ".slurm").glob("*_result.pkl"))
+    assert len(jobs) == 3  # one SLURM job per seed, each with its result
