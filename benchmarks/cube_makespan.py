@@ -35,8 +35,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OPTIONS = {"branching": "long-first", "lazy_lp": False}
-FIELDS = ["puzzle", "cubes", "cube", "boards", "board_hashes",  # board_cells: each board's hash (its rows) "exhausted", "hit_limit", "cpu_s", "wall_s",
+FIELDS = ["puzzle", "cubes", "cube", "boards", "board_hashes", "exhausted", "hit_limit", "cpu_s", "wall_s",
           "build_s", "worker", "verdicts"]
+"""The journal's columns (``board_hashes``: each board's hash, of its rows)."""
 
 
 def search_cube(path: str, count: int, index: int, limit_s: float) -> dict:
