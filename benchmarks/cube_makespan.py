@@ -73,6 +73,18 @@ def search_cube(path: str, count: int, index: int, limit_s: float) -> dict:
             "worker": worker.address, "verdicts": "|".join(verdicts)}
 
 
+def cut(path: Path, count: int) -> list:
+    """The cubes of the puzzle at ``path`` (:func:`harness.backends.cubes.cubes` over its built model)."""
+    from harness.backends.cpsat import CpSatBackend
+    from harness.backends.cubes import cubes
+    from harness.model.abstract import build_model
+    from harness.puzzle.formats import read_instance
+
+    backend = CpSatBackend(build_model(read_instance(path)), "placement", OPTIONS)
+    backend.build()
+    return cubes(backend, count)
+
+
 def simulate(times: list[float], build_s: float, workers: int, longest_first: bool = False) -> float:
     """The makespan of ``times`` on ``workers`` by list scheduling (each worker's first cube after ``build_s``)."""
     order = sorted(times, reverse=True) if longest_first else list(times)
@@ -126,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             if new:
                 writer.writeheader()
             for path in puzzles:
-                todo = [i for i in range(args.cubes) if (path.stem, i) not in done]
+                count = len(cut(path, args.cubes))  # fewer than asked when the ship has fewer placements
+                todo = [i for i in range(count) if (path.stem, i) not in done]
                 if not todo:
                     continue
                 t0 = time.perf_counter()
@@ -137,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                     writer.writerow(row)
                     fh.flush()
                 makespan = time.perf_counter() - t0
-                if len(todo) == args.cubes:  # the whole puzzle in this run: its makespan was measured
+                if len(todo) == count:  # the whole puzzle in this run: its makespan was measured
                     mh.write(f"{path.stem},{args.workers},{makespan:.3f}\n")
                     mh.flush()
                 print(f"{path.stem}: {len(todo)} cubes in {makespan:.1f} s", flush=True)

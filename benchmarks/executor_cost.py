@@ -8,7 +8,9 @@ The config's campaign is run fresh with each executor, one after another on this
 Each command's CPU is everything it and its processes used: this script is their subreaper (PR_SET_CHILD_SUBREAPER),
 so the workers the cluster's processes leave come back to it and are reaped, and their CPU counts in its
 children's rusage; for SLURM, whose tasks run under slurmd, the CPU the tasks report (the command prints it) is
-added to the submitting command's own.  Beside it, the runs' own CPU (the records' ``cpu_s``, the solvers' work)
+added to the submitting command's own.  The one-node SLURM is started before the script becomes a subreaper, so
+its daemons (and the ``slurmstepd`` they daemonize for each job, which would bring the tasks' CPU here a second
+time) are not its children.  Beside it, the runs' own CPU (the records' ``cpu_s``, the solvers' work)
 and what is left, the executor's cost.  The same with a one-run campaign gives each executor's fixed start cost.
 ``--repeat N`` runs the executors in turn N times (local, dask, slurm, local, ...), so that a drift of the
 machine falls on all of them; the summary gives each one's median.  Writes ``summary.md`` and ``costs.csv``
@@ -37,14 +39,35 @@ def subreaper() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
 
 
-def reap_all() -> None:
+def children() -> set[int]:
+    """The pids of this process's living children (a subreaper's orphans among them)."""
+    me, found = os.getpid(), set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    if int(fh.read().rsplit(")", 1)[1].split()[1]) == me:
+                        found.add(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def reap_all(keep: set[int], within: float = 120.0) -> None:
+    """Reap every child that ended, until none is left but ``keep`` (the SLURM daemons, which this subreaper
+    adopted when they daemonized), or ``within`` seconds."""
+    end = time.monotonic() + within
     while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                break
+        if children() <= keep or time.monotonic() > end:
             return
-        if pid == 0:
-            time.sleep(0.2)
+        time.sleep(0.2)
 
 
 def children_cpu() -> float:
@@ -61,7 +84,7 @@ def runs_cpu(out: Path) -> tuple[int, float]:
     return int(n), float(cpu)
 
 
-def one(config: str, executor: str, out: Path, jobs: int, env: dict) -> dict:
+def one(config: str, executor: str, out: Path, jobs: int, env: dict, keep: set[int]) -> dict:
     extra = {"local": ["--executor", "local", "--jobs", "1"],
              "dask": ["--executor", "dask", "--scheduler", "local", "--jobs", str(jobs)],
              "slurm": ["--executor", "slurm", "--jobs", str(jobs)]}[executor]
@@ -70,7 +93,7 @@ def one(config: str, executor: str, out: Path, jobs: int, env: dict) -> dict:
                            "--progress", "plain", "--interval", "600", *extra], env=env, capture_output=True,
                           text=True)
     wall = time.perf_counter() - t0
-    reap_all()  # what the cluster's processes left behind came to this subreaper
+    reap_all(keep)  # what the cluster's processes left behind came to this subreaper
     cpu = children_cpu() - before
     remote = re.search(r"slurm: the tasks that ended used ([0-9.]+) CPU s", done.stderr)
     if remote:
@@ -113,7 +136,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", default="results/executor-cost")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    subreaper()
     work = Path(args.work).resolve()
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -130,12 +152,14 @@ def main(argv: list[str] | None = None) -> int:
             env["SLURM_CONF"] = str(work / "slurm" / "slurm.conf")
         else:
             executors.remove("slurm")
+    subreaper()  # after SLURM's daemons started: its jobs' slurmstepd are not orphaned to this script
+    keep = children()  # the SLURM daemons, adopted: never waited for
     rows = []
     try:
         for label, config in (("campaign", args.config), ("one run", str(tiny_config(work)))):
             for rep in range(1, args.repeat + 1):
                 for executor in executors:
-                    row = one(config, executor, work / f"{label.replace(' ', '-')}-{executor}", args.jobs, env)
+                    row = one(config, executor, work / f"{label.replace(' ', '-')}-{executor}", args.jobs, env, keep)
                     rows.append({"campaign": label, "repetition": rep, **row})
                     print(rows[-1], flush=True)
     finally:

@@ -76,19 +76,34 @@ def execute_on_worker(spec: RunSpec, warm: bool) -> dict[str, Any]:
         return failed_record(spec, exc, started)
 
 
+QUIET = {
+    "distributed.worker.profile.enabled": False,  # a sampling profiler every 10 ms in every worker
+    "distributed.admin.tick.interval": "1s",  # the event loop's health check, every 20 ms in every process
+    "distributed.admin.system-monitor.interval": "2s",  # each process's CPU and memory sampled, every 500 ms
+    "distributed.admin.system-monitor.gil.enabled": False,  # GIL contention polled every 1 ms (with gilknocker)
+}
+"""Dask settings for a cluster that shares its machine with measured runs: the diagnostics that wake every
+process many times a second, slowed or off (the dashboard's profiles are not needed to run campaigns).  A
+LocalCluster of this executor is started with them; for a scheduler and workers started apart, set them in their
+environment (``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False``, ``DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL=1s``,
+...)."""
+
+
 def local_cluster(jobs: int, allowed_failures: int | None = None) -> Any:
     """A ``LocalCluster`` of ``jobs`` single-threaded worker processes on this machine, without a dashboard and
     with its scheduler's HTTP server on a free port of localhost: ``dashboard_address=None`` alone leaves that
     server on port 8787 of every interface, so a second cluster at the same time (another campaign, a parallel
     test) meets "Port 8787 is already in use".  ``allowed_failures``: the workers a task may see die before it
-    fails with KilledWorker, less one (None: Dask's setting)."""
+    fails with KilledWorker, less one (None: Dask's setting).  Its diagnostics are quieted (:data:`QUIET`)."""
+    import dask
     import distributed
 
     scheduler: dict[str, Any] = {"dashboard_address": "127.0.0.1:0"}
     if allowed_failures is not None:
         scheduler["allowed_failures"] = allowed_failures
-    return distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-                                    scheduler_kwargs=scheduler)
+    with dask.config.set(QUIET):  # the nannies hand the config to their workers as they start them
+        return distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                        dashboard_address=None, scheduler_kwargs=scheduler)
 
 
 def connect(scheduler: str | None, jobs: int = 1, allowed_failures: int | None = None) -> tuple[Any, Any]:
