@@ -33,29 +33,18 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from harness.core.proctree import children  # noqa: E402
 
 
 def subreaper() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
 
 
-def children() -> set[int]:
-    """The pids of this process's living children (a subreaper's orphans among them)."""
-    me, found = os.getpid(), set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    if int(fh.read().rsplit(")", 1)[1].split()[1]) == me:
-                        found.add(int(entry))
-            except (OSError, ValueError, IndexError):
-                continue
-    return found
-
-
-def reap_all(keep: set[int], within: float = 120.0) -> None:
-    """Reap every child that ended, until none is left but ``keep`` (the SLURM daemons, which this subreaper
-    adopted when they daemonized), or ``within`` seconds."""
+def reap_all(within: float = 120.0) -> None:
+    """Reap every child that ended, until none is left (the cluster's orphans, which come to this subreaper), or
+    ``within`` seconds."""
     end = time.monotonic() + within
     while True:
         while True:
@@ -65,7 +54,7 @@ def reap_all(keep: set[int], within: float = 120.0) -> None:
                 return
             if pid == 0:
                 break
-        if children() <= keep or time.monotonic() > end:
+        if not children(os.getpid()) or time.monotonic() > end:
             return
         time.sleep(0.2)
 
@@ -84,7 +73,7 @@ def runs_cpu(out: Path) -> tuple[int, float]:
     return int(n), float(cpu)
 
 
-def one(config: str, executor: str, out: Path, jobs: int, env: dict, keep: set[int]) -> dict:
+def one(config: str, executor: str, out: Path, jobs: int, env: dict) -> dict:
     extra = {"local": ["--executor", "local", "--jobs", "1"],
              "dask": ["--executor", "dask", "--scheduler", "local", "--jobs", str(jobs)],
              "slurm": ["--executor", "slurm", "--jobs", str(jobs)]}[executor]
@@ -93,7 +82,7 @@ def one(config: str, executor: str, out: Path, jobs: int, env: dict, keep: set[i
                            "--progress", "plain", "--interval", "600", *extra], env=env, capture_output=True,
                           text=True)
     wall = time.perf_counter() - t0
-    reap_all(keep)  # what the cluster's processes left behind came to this subreaper
+    reap_all()  # what the cluster's processes left behind came to this subreaper
     cpu = children_cpu() - before
     remote = re.search(r"slurm: the tasks that ended used ([0-9.]+) CPU s", done.stderr)
     if remote:
@@ -153,13 +142,12 @@ def main(argv: list[str] | None = None) -> int:
         else:
             executors.remove("slurm")
     subreaper()  # after SLURM's daemons started: its jobs' slurmstepd are not orphaned to this script
-    keep = children()  # the SLURM daemons, adopted: never waited for
     rows = []
     try:
         for label, config in (("campaign", args.config), ("one run", str(tiny_config(work)))):
             for rep in range(1, args.repeat + 1):
                 for executor in executors:
-                    row = one(config, executor, work / f"{label.replace(' ', '-')}-{executor}", args.jobs, env, keep)
+                    row = one(config, executor, work / f"{label.replace(' ', '-')}-{executor}", args.jobs, env)
                     rows.append({"campaign": label, "repetition": rep, **row})
                     print(rows[-1], flush=True)
     finally:

@@ -381,22 +381,16 @@ class _Dask:
 class _SlurmSeed:
     """A seed's SLURM job, as the futures the other runners give (``result``, ``cancelled``)."""
 
-    def __init__(self, job: Any, task: SeedTask):
-        self.job, self.task = job, task
-        self.ended: bool | None = None  # None: not yet; True: with a result; False: without one
+    def __init__(self, job: Any, task: SeedTask, runner: "_Slurm"):
+        self.job, self.task, self.runner = job, task, runner
+        self.ended: bool | None = None  # None: not yet; True: with a result; False: without one (set by wait)
 
     def cancelled(self) -> bool:
         return False
 
     def result(self, timeout: float | None = None) -> SeedResult:
         if self.ended is None and timeout is not None:  # _drain: wait so long for it to end
-            from harness.runner.slurm import Watch
-
-            watch, end = Watch(), time.monotonic() + timeout
-            while self.ended is None and time.monotonic() < end:
-                self.ended = watch.ended([self.job]).get(self.job.job_id)
-                if self.ended is None:
-                    time.sleep(0.5)
+            self.runner.wait({self}, timeout)
             if self.ended is None:
                 raise TimeoutError(f"its SLURM job {self.job.job_id} is still going")
         if not self.ended:
@@ -417,7 +411,7 @@ class _Slurm:
         self.futures: dict[Any, SeedTask] = {}
 
     def submit(self, task: SeedTask) -> Any:
-        seed = _SlurmSeed(self.executor.submit(make_seed, task), task)
+        seed = _SlurmSeed(self.executor.submit(make_seed, task), task, self)
         self.futures[seed] = task
         return seed
 

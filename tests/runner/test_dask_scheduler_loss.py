@@ -93,9 +93,10 @@ def _records(tmp_path: Path) -> list[dict]:
 
 def test_runs_the_lost_scheduler_took_run_again_when_a_scheduler_answers_and_are_stored_once(cluster, tmp_path):
     worker = cluster.start()
-    proc = _start_run(_config(tmp_path, cluster.address), tmp_path)
+    # a window no loaded machine outlasts while the lost workers close and new ones start (60 s by default)
+    proc = _start_run(_config(tmp_path, cluster.address), tmp_path, BATTLEBENCH_DASK_RECONNECT_S="900")
     _kill_scheduler_mid_run(cluster, worker, proc, tmp_path)  # its workers closed themselves
-    cluster.start()  # a cluster back at the same address, within the 60 s the runner waits
+    cluster.start()  # a cluster back at the same address, within the window the runner waits
     out, err = procs.communicate(proc)
     assert proc.returncode == 0, err
     records = _records(tmp_path)
