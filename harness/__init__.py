@@ -123,6 +123,17 @@ A/A control
     A pair run a second time in the same campaign, interleaved with it (label
     ``PAIR~aa``): the ratio the machine puts between the two copies is its run-to-run
     noise, the *noise floor* of the tie rule.
+feature
+    A number known of a puzzle before any pair runs on it, from the puzzle alone (never
+    its solution): its size, fleet, clues, hints, placements after pruning, its
+    encodings' sizes and GBD's CNF features (``harness.selection.features``); each
+    *feature group* is timed, its *cost*.
+selector
+    What picks one pair per puzzle from its features, learnt from a solve campaign
+    (``battlebench select``) and measured out of fold against the *single best*
+    pair (SBS: the least mean PAR-10 over the puzzles) and the *virtual best* (VBS:
+    each puzzle's fastest pair); the share of the SBS--VBS gap it closes is the
+    report's measure of it.
 deployment
     A count-task instance (a board of square or hex cells, named pieces, the touching
     rule, hints, clues) and, counted, one way to place every piece on it: an assignment

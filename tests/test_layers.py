@@ -6,7 +6,8 @@ checkers, the kept files: no domain) <- the domains
 place that joins a domain to the runner; the solve task's package holds its in-process run and its
 races; the top-level ``harness.solve`` is a re-export kept for users' scripts, imported by nothing) ; runner and store know no task: they import core only,
 and meet a task through the registry at run time; report reads stores and meets each task's
-report section through the registry; conform and generate run plugins through a task; cli and api (the Python
+report section through the registry; selection (features, scenarios, the selector) reads puzzles and stores
+through the report's loading, and the solve task's section and the cli use it; conform and generate run plugins through a task; cli and api (the Python
 facade) on top, side by side: neither imports the other.
 
 At run time too, each in a fresh process: a single-shot ``solve``'s CLI imports no solver and nothing of another
@@ -44,13 +45,16 @@ ALLOWED = {
     "store": {"core", "errors", "store"},
     "runner": {"core", "errors", "store", "runner", "__init__"},  # task-agnostic: no domain, no task
     "tasks": {"core", "errors", "puzzle", "model", "counting", "play", "backends", "proofs", "runner", "report",
-              "tasks", "__init__"},
+              "selection", "tasks", "__init__"},
+    # which pair for which puzzle: features of puzzles (model, backends' encodings), scenarios read from stores
+    # through the report's loading, the selector; no runner, no task
+    "selection": {"core", "errors", "puzzle", "model", "backends", "store", "report", "selection", "__init__"},
     "report": {"core", "errors", "store", "report", "puzzle", "proofs"},  # proofs: claims counted, re-checked  # puzzle: the verifier, formats (no solver)
     "conform": {"core", "errors", "puzzle", "counting", "play", "tasks", "runner", "conform"},
     "generate": {"core", "errors", "puzzle", "model", "backends", "runner", "tasks", "generate", "__init__"},
     "api": {"core", "errors", "puzzle", "counting", "play", "backends", "tasks", "runner", "report", "api"},
     "cli": {"core", "errors", "puzzle", "model", "tools", "proofs", "backends", "runner", "store", "report", "generate",
-            "counting", "play", "tasks", "conform", "cli", "__init__"},
+            "counting", "play", "tasks", "conform", "selection", "cli", "__init__"},
 }
 MEASURING = ("runner/run.py", "runner/campaign.py", "runner/worker.py", "runner/process.py", "runner/config.py",
              "runner/local.py", "runner/dask.py", "runner/progress.py", "store/sqlite.py",

@@ -22,6 +22,14 @@ out of time makes it ``hit_limit``.  ``solver_reported_s`` is the sum of the cub
 CP-SAT wall times (the solver's own accounting of its searches, which overlap).
 
 Measured on the three minimal-hint 30x20 puzzles: reports/certify-speed.
+
+A cube that takes too long is cut again (cube-and-conquer, :func:`split`): the cubes of a
+puzzle are then *paths* down the fleet, one fix per ship in :func:`ship_order` (the single
+ship of the longest unique length first, then the others longest first, the ships of one
+length in placement order), each fix a set of placements that ship is at.  A fix of a set
+is cut into parts of that set; a fix of one placement is followed by the next ship's fix.
+The parts of a cube are disjoint and together the cube (:func:`constraints` says why),
+so the boards of a puzzle are still the union of its uncut cubes' boards.
 """
 
 from __future__ import annotations
@@ -42,14 +50,78 @@ def cubes(backend: Any, count: int) -> list[list[tuple[str, list[int]]]]:
     ``("all", indices)`` (all absent / all present) constraints.  Fewer cubes when there are
     fewer placements to cut."""
     m = backend.model
-    ones = [L for L, n in m.fleet.items() if n == 1 and len(m.by_length.get(L, ())) >= 2]
-    if ones:
-        group = sorted(m.by_length[max(ones)])
-        k = min(count, len(group))
-        return [[("some", group[g::k])] for g in range(k)]
+    if _dealt(m) is not None:
+        return [constraints(m, path) for path in split(m, (), count)]
     order = sorted(range(len(backend.cp_y)), key=lambda i: (-m.placements[i].length, i))[:max(count - 1, 1)]
     chain = [[("none", order[:i]), ("all", [order[i]])] for i in range(len(order))]
     return chain + [[("none", order)]]
+
+
+def _dealt(model: Any) -> int | None:
+    """The length whose placements :func:`cubes` deals: the longest with a single ship (and two placements)."""
+    ones = [L for L, n in model.fleet.items() if n == 1 and len(model.by_length.get(L, ())) >= 2]
+    return max(ones) if ones else None
+
+
+def ship_order(model: Any) -> list[int]:
+    """The lengths of the fleet's ships in the order :func:`split` fixes them: :func:`cubes`' dealt ship
+    first, then every other ship, longest first."""
+    first = [] if _dealt(model) is None else [_dealt(model)]
+    return first + [L for L in sorted(model.fleet, reverse=True) for _ in range(model.fleet[L] - (L in first))]
+
+
+def _candidates(model: Any, path: tuple, level: int) -> list[int]:
+    """The placements ship ``level`` of :func:`ship_order` may be at, given the fixes before it: those of its
+    length after the placement its length's previous ship is fixed at (its fix then holds one placement)."""
+    lengths = ship_order(model)
+    before = [fix[0] for fix, L in zip(path[:level], lengths) if L == lengths[level]]
+    return [q for q in sorted(model.by_length.get(lengths[level], ())) if not before or q > before[-1]]
+
+
+def constraints(model: Any, path: tuple) -> list[tuple[str, list[int]]]:
+    """The cube ``path`` (a fix -- a tuple of placements -- per ship of :func:`ship_order`, a prefix of it) as
+    :func:`cube_model`'s constraints.
+
+    A ship whose length has one ship: "some placement of its fix" (the fleet's exactly-one makes the fixes of
+    a split disjoint).  A ship of a length with several, its previous one fixed at p (or none): "no placement
+    of that length after p and before the fix's first, and some placement of the fix" -- the lowest ship of
+    that length after p lies in the fix.  Its fixes are runs of consecutive candidates, so the runs of a split
+    are disjoint, and since the fleet has that ship, one of them holds it."""
+    lengths = ship_order(model)
+    out: list[tuple[str, list[int]]] = []
+    for level, fix in enumerate(path):
+        if fix and model.fleet[lengths[level]] > 1:
+            out.append(("none", [q for q in _candidates(model, path, level) if q < min(fix)]))
+        out.append(("some", sorted(fix)))
+    return out
+
+
+def split(model: Any, path: tuple, parts: int) -> list[tuple] | None:
+    """The cube ``path`` cut into up to ``parts`` disjoint cubes that together are it (module docstring), or
+    None when every ship is fixed at one placement.  ``split(model, (), n)`` is :func:`cubes`' dealt cut when
+    the fleet has a single longest-unique ship."""
+    lengths = ship_order(model)
+    if path and not path[-1]:  # a cube with no placement left for a ship: nothing to cut
+        return None
+    if path and len(path[-1]) > 1:
+        base, members, level = path[:-1], list(path[-1]), len(path) - 1
+    elif len(path) < len(lengths):
+        base, level = path, len(path)
+        members = _candidates(model, path, level)
+    else:
+        return None
+    if not members:  # no placement left for this ship: the cube holds no board, one cube says so
+        return [base + ((),)]
+    k = max(1, min(parts, len(members)))
+    if model.fleet[lengths[level]] == 1:  # dealt round-robin: neighbouring placements apart
+        chunks = [members[g::k] for g in range(k)]
+    else:  # runs of consecutive candidates
+        size, extra = divmod(len(members), k)
+        chunks, at = [], 0
+        for g in range(k):
+            chunks.append(members[at:at + size + (g < extra)])
+            at += size + (g < extra)
+    return [base + (tuple(c),) for c in chunks]
 
 
 def cube_model(backend: Any, cube: list[tuple[str, list[int]]]) -> Any:
@@ -94,7 +166,11 @@ def search_cube(backend: Any, cube: list[tuple[str, list[int]]], limit: int | No
         solver.parameters.max_time_in_seconds = time_s
     cpu0, wall0 = time.thread_time(), time.perf_counter()
     status = solver.solve(md, Collector())
-    return boards, CPSAT.meaning(status, "callback"), time.thread_time() - cpu0, time.perf_counter() - wall0
+    cpu, wall = time.thread_time() - cpu0, time.perf_counter() - wall0
+    meaning = CPSAT.meaning(status, "callback")
+    if meaning == "stopped" and (limit is None or len(boards) < limit):  # a board found, then out of time
+        meaning = "hit_limit"
+    return boards, meaning, cpu, wall
 
 
 def enumerate_split(backend: Any, limit: int | None, deadline: Deadline) -> Answer:
@@ -163,4 +239,5 @@ def enumerate_split(backend: Any, limit: int | None, deadline: Deadline) -> Answ
     return answer
 
 
-__all__ = ["CUBES_PER_SEARCH", "cube_model", "cubes", "enumerate_split", "search_cube"]
+__all__ = ["CUBES_PER_SEARCH", "constraints", "cube_model", "cubes", "enumerate_split", "search_cube", "ship_order",
+           "split"]

@@ -2,7 +2,8 @@
 
 Commands: ``solve``, ``count`` and ``play`` (single-shot: each run through the same
 isolated-worker path as campaigns), ``run`` (a campaign), ``report``, ``check``,
-``compare``, ``export`` and ``merge`` (stored results), ``generate``, ``convert`` and ``write`` (instances), ``backends`` and
+``compare``, ``export`` and ``merge`` (stored results), ``select`` (the pair for new puzzles, learnt from a
+campaign), ``generate``, ``convert`` and ``write`` (instances), ``backends`` and
 ``conform`` (plugins), ``prepare`` (the numba kernels compiled ahead of time).  ``battlebench COMMAND --help``
 gives each one's options with their defaults, examples and exit codes.
 
@@ -23,8 +24,8 @@ from harness import __version__
 from harness.cli.common import Formatter, Parser, error
 from harness.errors import InputError
 
-COMMANDS = ("solve", "count", "play", "run", "report", "check", "compare", "export", "merge", "generate", "convert",
-            "write", "backends", "conform", "prepare")
+COMMANDS = ("solve", "count", "play", "run", "report", "check", "compare", "export", "merge", "select", "generate",
+            "convert", "write", "backends", "conform", "prepare")
 """The commands, in the order ``battlebench --help`` lists them; each is the module ``harness.cli.NAME``."""
 
 

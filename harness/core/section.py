@@ -43,6 +43,11 @@ class ReportSection:
         """Extra figures (matplotlib), by file stem."""
         return {}
 
+    def studies(self, frame: Any, results: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Extra (tables, figures) that need the store's subject files (``results``: the store's folder), such as
+        the solve task's selector."""
+        return {}, {}
+
     def headline(self, tables: dict[str, Any]) -> str | None:
         """The headline when this task's own measure ranks its pairs (``ranks_by_time`` False)."""
         return None

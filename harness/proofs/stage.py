@@ -72,7 +72,7 @@ def prove(files: Any, mode: str, time_s: float | None, memory_mb: int | None) ->
         if size <= KEEP_MAX_BYTES:
             for path, sha, suffix in ((files.cnf, report.cnf_sha256, "cnf"),
                                       (files.proof, report.proof_sha256, files.format)):
-                report.files[kept_name(sha, suffix)] = gzip.compress(path.read_bytes(), compresslevel=6)
+                report.files[kept_name(sha, suffix)] = gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
         else:
             report.note = "; ".join(filter(None, (report.note, f"the proof ({size} bytes) is too large to keep; "
                                                                   "its sha256 is recorded")))

@@ -115,6 +115,8 @@ def write_report(results_dir: str | Path, out_dir: str | Path, shift_s: float = 
     for part in parts:
         frame = part.frame(df)
         part_tables, part_figures = part.section.tables(frame), part.section.figures(frame)
+        more_tables, more_figures = part.section.studies(frame, results_dir)
+        part_tables, part_figures = {**part_tables, **more_tables}, {**part_figures, **more_figures}
         extra_tables.update(part_tables)
         figures.update(part_figures)
         own.append((part.section, part_tables, part_figures))

@@ -249,7 +249,7 @@ def _stored(out: Path, n: int) -> set[str]:
 
 def merge_shards(config: Any, n: int) -> None:
     """The shards' stores merged into ``config.output`` (written aside, then moved in place of the last merge)."""
-    from harness.store.merge import merge
+    from harness.store.merge import copy_store, merge
     from harness.store.sqlite import DB_NAME
 
     out = Path(config.output)
@@ -257,8 +257,7 @@ def merge_shards(config: Any, n: int) -> None:
     aside = out / ".merging"
     shutil.rmtree(aside, ignore_errors=True)
     if len(present) == 1:
-        aside.mkdir(parents=True)
-        _copy_store(present[0], aside)
+        copy_store(present[0], aside)
     elif present:
         merge(present, aside)
     else:
@@ -271,17 +270,6 @@ def merge_shards(config: Any, n: int) -> None:
             shutil.rmtree(target, ignore_errors=True)
         shutil.move(str(path), str(target))
     aside.rmdir()
-
-
-def _copy_store(src: Path, dst: Path) -> None:
-    import sqlite3
-
-    from harness.store.sqlite import DB_NAME
-
-    with sqlite3.connect(src / DB_NAME) as a, sqlite3.connect(dst / DB_NAME) as b:
-        a.backup(b)
-    if (src / "proofs").is_dir():
-        shutil.copytree(src / "proofs", dst / "proofs")
 
 
 __all__ = ["BACKSTOP_MARGIN_S", "MEMORY_MARGIN_MB", "ShardResult", "SlurmOutcome", "backstop_minutes",

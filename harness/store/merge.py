@@ -166,10 +166,42 @@ def _kept(sources: list[Source]) -> dict[str, Path]:
         for sub in KEPT_DIRS:
             for path in sorted((folder / sub).glob("*")) if (folder / sub).is_dir() else []:
                 name = f"{sub}/{path.name}"
-                if name in out and out[name].read_bytes() != path.read_bytes():
+                if name in out and _content(out[name]) != _content(path):
                     raise MergeRefused(f"{path}: another store keeps a different {name}")
                 out.setdefault(name, path)
     return out
+
+
+def _content(path: Path) -> str:
+    """The sha256 of a kept file's content, read in blocks -- of what it holds uncompressed when it is gzipped,
+    so one proof compressed at two moments (gzip headers differ) is one content."""
+    import gzip
+    import hashlib
+
+    digest = hashlib.sha256()
+    try:
+        with (gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")) as fh:
+            while block := fh.read(1 << 20):
+                digest.update(block)
+    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
+        raise MergeRefused(f"{path}: cannot be read ({exc})") from None
+    return digest.hexdigest()
+
+
+def copy_store(src: str | Path, dst: str | Path) -> None:
+    """One store copied whole into the folder ``dst``: its database (SQLite's online backup) and its kept files
+    -- what :func:`merge` gives of a single store."""
+    import sqlite3
+
+    from harness.store.sqlite import DB_NAME
+
+    src, dst = Path(src), Path(dst)
+    dst.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(src / DB_NAME) as a, sqlite3.connect(dst / DB_NAME) as b:
+        a.backup(b)
+    for sub in KEPT_DIRS:
+        if (src / sub).is_dir():
+            shutil.copytree(src / sub, dst / sub)
 
 
 def merge(paths: list[str | Path], out: str | Path, *, mixed: bool = False) -> Merged:
@@ -209,4 +241,4 @@ def merge(paths: list[str | Path], out: str | Path, *, mixed: bool = False) -> M
     return Merged(target, len(runs), duplicates, len(plan) if plan is not None else None, len(kept), per)
 
 
-__all__ = ["KEPT_DIRS", "MergeRefused", "Merged", "merge"]
+__all__ = ["KEPT_DIRS", "MergeRefused", "Merged", "copy_store", "merge"]

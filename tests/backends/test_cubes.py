@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.backends.cubes import CUBES_PER_SEARCH, cubes
+from harness.backends.cubes import CUBES_PER_SEARCH, constraints, cubes, ship_order, split
 from harness.core.status import Status, Question, Termination
 from harness.model import build_model
 from tiny import MANY, TINY, assert_sound, inst, truth
@@ -45,15 +45,20 @@ def _holds(cube, chosen: set[int]) -> bool:
     return True
 
 
-@pytest.mark.parametrize("count", [2, 3, 8])
-def test_every_board_is_in_exactly_one_cube(count):
-    checked = 0
+def _cuttable():
+    """(instance, model) of the tiny puzzles with boards, no touching, past the model's precheck."""
     for instance in TINY:
         if instance.touching or not truth(instance.name):
             continue
         model = build_model(instance)
-        if model.infeasible is not None:
-            continue
+        if model.infeasible is None:
+            yield instance, model
+
+
+@pytest.mark.parametrize("count", [2, 3, 8])
+def test_every_board_is_in_exactly_one_cube(count):
+    checked = 0
+    for instance, model in _cuttable():
         backend = SimpleNamespace(model=model, cp_y=list(range(len(model.placements))))
         cut = cubes(backend, count)
         assert 1 <= len(cut) <= max(count, 2), instance.name
@@ -62,6 +67,46 @@ def test_every_board_is_in_exactly_one_cube(count):
             assert sum(_holds(c, chosen) for c in cut) == 1, (instance.name, sorted(cells))
             checked += 1
     assert checked >= 10
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_cubes_cut_again_and_again_still_hold_every_board_exactly_once(parts):
+    import random
+
+    rng = random.Random(parts)
+    checked = several = 0
+    for instance, model in _cuttable():
+        several += any(n > 1 for n in model.fleet.values())
+        leaves = split(model, (), parts)
+        for _ in range(40):  # cut a random cube again, to any depth
+            path = rng.choice(leaves)
+            cut = split(model, path, parts)
+            if cut is not None:
+                assert 1 <= len(cut) <= parts, (instance.name, path)
+                leaves = [p for p in leaves if p != path] + cut
+        boards = [_chosen(model, cells) for cells in truth(instance.name)]
+        for chosen in boards:
+            assert sum(_holds(constraints(model, p), chosen) for p in leaves) == 1, (instance.name, sorted(chosen))
+            checked += 1
+        path = ()  # down one branch: every ship fixed at one placement, then nothing to cut
+        while (cut := split(model, path, parts)) is not None:
+            path = next((p for p in cut if p[-1]), cut[0])
+        assert len(path) == len(ship_order(model)) or not path[-1]
+    assert checked >= 10 and several >= 3
+
+
+def test_the_first_cut_of_a_path_is_the_dealt_cut():
+    one_long = build_model(inst("one-long", 5, 5, {3: 1, 1: 1}, [None] * 5, [None] * 5))
+    backend = SimpleNamespace(model=one_long, cp_y=list(range(len(one_long.placements))))
+    assert ship_order(one_long) == [3, 1]
+    assert [constraints(one_long, p) for p in split(one_long, (), 4)] == cubes(backend, 4)
+    pairs = build_model(inst("pairs", 4, 4, {1: 2}, [1, 0, 1, 0], [1, 0, 1, 0]))
+    first, second = split(pairs, (), 8)[0], None  # runs of the lowest 1-ship's placements, then the next one's
+    while len(first[-1]) > 1:
+        first = split(pairs, first, 2)[0]
+    second = split(pairs, first, 2)
+    assert len(second[0]) == 2 and min(second[0][1]) > first[0][0]
+    assert constraints(pairs, second[1])[2][0] == "none"  # no 1-ship between the first and this run
 
 
 def test_both_ways_of_cutting_are_used():

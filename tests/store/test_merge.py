@@ -156,3 +156,38 @@ def test_stores_of_different_configs_are_refused_unless_mixed(shards, tmp_path, 
 def test_a_bad_shard_is_refused_before_any_run(tmp_path, capsys, shard):
     assert _run(_config(tmp_path), tmp_path / "out", "--shard", shard) == 2
     assert "--shard" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def _kept_proof(store: Path, text: bytes, mtime: int, name: str | None = None) -> str:
+    import gzip
+    import hashlib
+
+    kept = f"{name or hashlib.sha256(text).hexdigest()}.drup.gz"
+    (store / "proofs").mkdir(exist_ok=True)
+    (store / "proofs" / kept).write_bytes(gzip.compress(text, mtime=mtime))
+    return kept
+
+
+def test_a_proof_both_shards_keep_is_kept_once_and_two_contents_of_one_name_are_refused(shards, tmp_path, capsys):
+    import gzip
+    import shutil
+
+    tmp, _ = shards
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(tmp / "a", a)
+    shutil.copytree(tmp / "b", b)
+    proof = b"1 2 0\n-1 0\n0\n"
+    name = _kept_proof(a, proof, mtime=1)
+    assert _kept_proof(b, proof, mtime=2) == name  # one proof compressed at two moments: other gzip bytes
+    assert (a / "proofs" / name).read_bytes() != (b / "proofs" / name).read_bytes()
+    assert main(["merge", str(a), str(b), "--out", str(tmp_path / "ab")]) == 0
+    assert gzip.decompress((tmp_path / "ab" / "proofs" / name).read_bytes()) == proof
+    capsys.readouterr()
+    _kept_proof(b, b"0\n", mtime=2, name=name.split(".")[0])  # another content under the same name
+    assert main(["merge", str(a), str(b), "--out", str(tmp_path / "bad")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"keeps a different proofs/{name}" in err and str(b) in err
+    assert not (tmp_path / "bad" / "results.sqlite").exists()
+    (b / "proofs" / name).write_bytes(b"not gzip")
+    assert main(["merge", str(a), str(b), "--out", str(tmp_path / "unreadable")]) == 2
+    assert "cannot be read" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The solve task's report section: agreement, the verifier run again, races, and solver names checked.
+"""The solve task's report section: agreement, the verifier run again, races, the selector, solver names checked.
 
 What ``report`` and ``check`` add for solve runs (:class:`SolveSection`), and the check of a
 stored ``solver_version`` against the options its run ran (:func:`mislabelled`,
@@ -55,10 +55,16 @@ class SolveSection(ReportSection):
             out["claims"] = claims_table(frame)
         return out
 
+    def studies(self, frame: Any, results: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+        from harness.selection.section import selector_study
+
+        return selector_study(frame, results)
+
     def html(self, tables: dict[str, Any], figures: dict[str, str], html_table: Any) -> list[tuple[str, str, str]]:
         from harness.report.claims import NOTE
+        from harness.selection import section as selection
 
-        out = []
+        out = selection.html(tables, figures, html_table)
         if "claims" in tables:
             out.append(("claims", "Claims: certified, trusted or rejected", f'<p class="sub">{NOTE}</p>'
                         + html_table(tables["claims"].round(3))))
@@ -69,8 +75,9 @@ class SolveSection(ReportSection):
 
     def markdown(self, tables: dict[str, Any], pngs: list[str], markdown_table: Any) -> list[str]:
         from harness.report.claims import NOTE
+        from harness.selection import section as selection
 
-        out = []
+        out = selection.markdown(tables, pngs, markdown_table)
         if "claims" in tables:
             out += ["## Claims: certified, trusted or rejected", "", NOTE, "",
                     markdown_table(tables["claims"].round(3)), ""]
