@@ -199,6 +199,8 @@ GLOSSARY = (
     "measure",
     "node class",
     "A/A control",
+    "feature",
+    "selector",
     "deployment",
     "piece",
     "marginal",

@@ -88,6 +88,10 @@ PATH_CALLS = {"with_name", "with_stem", "open", "Path", "joinpath"}
 TEMP_CALLS = {"mkdtemp", "mkstemp", "NamedTemporaryFile", "TemporaryDirectory"}
 # What goes into a path without path_part or check_name, and why it is safe: (module, expression) -> reason.
 NOT_NAMES = {
+    ("selection/aslib.py", "name"): "an ASlib scenario's own file names (FILES, REQUIRED, the names check_scenario reads)",
+    ("selection/features.py", "VERSION"): "the features' version, an int",
+    ("selection/features.py", "__version__"): "harness's own version string",
+    ("selection/features.py", "inst.content_hash()"): "a puzzle's content hash: 16 hex digits",
     ("core/cores.py", "cpu"): "a logical CPU's number, an int of sched_getaffinity (/sys/devices/system/cpu/cpuN)",
     ("backends/files.py", "stem"): "path_part(inst.name) and the formulation (placement | cell)",
     ("backends/files.py", "suffix(fmt)"): "a suffix of WRITE_FORMATS",
