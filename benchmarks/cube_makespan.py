@@ -85,9 +85,9 @@ def search_cube(path: str, count: int, key: str, limit_s: float, resplit_s: floa
         instance = read_instance(Path(path))
         backend = CpSatBackend(build_model(instance), "placement", OPTIONS)
         backend.build()
-        cache[path] = (instance, backend)
+        cache[path] = (instance, backend, len(split(backend.model, (), count)))
         build_s = time.perf_counter() - t0
-    instance, backend = cache[path]
+    instance, backend, first = cache[path]
     cube = cube_at(backend.model, key, count, parts)
     if cube is None:
         raise ValueError(f"{path}: no cube {key}")
@@ -96,7 +96,7 @@ def search_cube(path: str, count: int, key: str, limit_s: float, resplit_s: floa
     boards, meaning, cpu, wall = search_cube(backend, constraints(backend.model, cube), 2, limit)
     verdicts = [str(verify(instance, b)) for b in boards]  # "ok", or the first rule broken
     cut = len(below) if below and meaning == "hit_limit" and limit < limit_s else 0
-    return {"puzzle": Path(path).stem, "cubes": len(split(backend.model, (), count)), "cube": key,
+    return {"puzzle": Path(path).stem, "cubes": first, "cube": key,
             "boards": len(boards),
             "board_hashes": "|".join(sorted(hashlib.sha256("/".join(b.rows).encode()).hexdigest()[:16]
                                            for b in boards)),

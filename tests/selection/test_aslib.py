@@ -136,3 +136,19 @@ def test_select_and_export_refuse_bad_input_in_one_line(campaign, tmp_path, caps
     assert main(["export", str(store), "--format", "aslib", "--file", str(tmp_path / "x")]) == 2
     assert "--out" in capsys.readouterr().err
     assert main(["export", str(store), "--measure", "cpu"]) == 2
+
+
+def test_pairs_ranked_by_cpu_and_by_wall_need_a_measure_chosen(tmp_path, capsys):
+    smoke = sorted((ROOT / "instances" / "smoke").glob("*.toml"))
+    cfg = tmp_path / "mixed.toml"
+    files = ", ".join(f'"{p}"' for p in smoke)
+    cfg.write_text(f'name = "mixed"\ninstances = [{files}]\noutput = "out"\n[limits]\ntime_s = 30\n'
+                   '[[pairs]]\nbackend = "sat"\n[[pairs]]\nbackend = "cpsat"\noptions = { split = 2 }\n')
+    assert main(["run", str(cfg), "--progress", "plain"]) in (0, 1)
+    capsys.readouterr()
+    assert main(["export", str(tmp_path / "out"), "--format", "aslib", "--out", str(tmp_path / "a")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--measure" in err and len(err.splitlines()) == 1 and not (tmp_path / "a").exists()
+    assert main(["export", str(tmp_path / "out"), "--format", "aslib", "--measure", "wall",
+                 "--out", str(tmp_path / "a")]) == 0
+    assert "wall" in read_scenario(tmp_path / "a")["description"]["battlebench_measure"]
