@@ -106,6 +106,16 @@ verdict
 failure
     A run whose status is ``error``, ``memout`` or ``timeout``; failures are grouped by
     the first line of their message.
+claim
+    What a solve run says beyond the boards it returns: ``unsat`` (no board) or ``no
+    further board`` (after its boards are blocked); its ``certificate`` says how it was
+    established: ``certified`` (a proof of the exact CNF solved, accepted by a checker),
+    ``trusted`` (the solver's word), ``rejected`` or ``unchecked``
+    (``harness.proofs.claims``).
+lineage
+    The implementation a proof checker belongs to: checkers of one lineage share their
+    design and authors (dratify and dratify-native); two checks agree independently only
+    across lineages (drat-trim, dratify, verified_rup).
 wall time, CPU time
     ``wall_s``: seconds from dispatch to answer, measured by the runner; ``cpu_s``: user +
     system CPU seconds of the worker's process tree during the run.
@@ -194,6 +204,8 @@ GLOSSARY = (
     "status",
     "verdict",
     "failure",
+    "claim",
+    "lineage",
     "wall time",
     "CPU time",
     "measure",

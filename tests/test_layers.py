@@ -6,7 +6,7 @@ checkers, the kept files: no domain) <- the domains
 place that joins a domain to the runner; the solve task's package holds its in-process run and its
 races; the top-level ``harness.solve`` is a re-export kept for users' scripts, imported by nothing) ; runner and store know no task: they import core only,
 and meet a task through the registry at run time; report reads stores and meets each task's
-report section through the registry; selection (features, scenarios, the selector) reads puzzles and stores
+report section through the registry; selection (features, scenarios, the selector) reads puzzles, boards and stores
 through the report's loading, and the solve task's section and the cli use it; conform and generate run plugins through a task; cli and api (the Python
 facade) on top, side by side: neither imports the other.
 
@@ -48,7 +48,8 @@ ALLOWED = {
               "selection", "tasks", "__init__"},
     # which pair for which puzzle: features of puzzles (model, backends' encodings), scenarios read from stores
     # through the report's loading, the selector; no runner, no task
-    "selection": {"core", "errors", "puzzle", "model", "backends", "store", "report", "selection", "__init__"},
+    "selection": {"core", "errors", "puzzle", "model", "counting", "backends", "store", "report", "selection",
+                  "__init__"},  # counting: a board's layout, the tally-only count, count stores' deployments
     "report": {"core", "errors", "store", "report", "puzzle", "proofs"},  # proofs: claims counted, re-checked  # puzzle: the verifier, formats (no solver)
     "conform": {"core", "errors", "puzzle", "counting", "play", "tasks", "runner", "conform"},
     "generate": {"core", "errors", "puzzle", "model", "backends", "runner", "tasks", "generate", "__init__"},

@@ -50,15 +50,15 @@ def add_parser(sub: Any) -> None:
                          "does a check that judged nothing again)")
     ck.add_argument("--proofs", action="store_true",
                     help="check every stored proof again (RESULTS/proofs/: the proof and the exact CNF it proves, "
-                         "each under its sha256) by every checker here; a contradiction fails, and so does a store "
+                         "each under its sha256) by the fastest checker of every lineage here; a contradiction fails, and so does a store "
                          "that keeps no proof")
     ck.add_argument("--proof-limit", type=float, default=600.0, metavar="SECONDS",
                     help="each checker's time limit on each stored proof with --proofs (default: 600)")
     from harness.proofs.checkers import CHECKERS
 
     ck.add_argument("--checker", action="append", choices=list(CHECKERS), metavar="NAME",
-                    help="with --proofs, check again with this checker only (repeatable; default: every one "
-                         f"installed; one of {', '.join(CHECKERS)})")
+                    help="with --proofs, check again with this checker only (repeatable; default: the fastest "
+                         f"of every lineage installed; one of {', '.join(CHECKERS)})")
     ck.add_argument("--node-class", default=None, metavar="TEXT",
                     help="check only the runs measured on the node class whose name contains TEXT (with "
                          "--baseline, regressions are judged only between stores of one and the same class)")

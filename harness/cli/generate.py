@@ -48,7 +48,7 @@ def add_parser(sub: Any) -> None:
                         "the fastest checker here accepts it in the worker, and the file's certificate names "
                         "both; a seed whose claim is not certified fails")
     g.add_argument("--proof-all", dest="proof", action="store_const", const="check-all",
-                   help="as --proof, checked by every checker here")
+                   help="as --proof, checked by a checker of every lineage here")
     g.add_argument("--certify-limit", type=float, default=600.0, metavar="S", help="seconds per certification")
     g.add_argument("--question-limit", type=float, default=120.0, metavar="S",
                    help="seconds for one CP-SAT question of the minimal-hint search; a hint it cannot settle "

@@ -42,22 +42,26 @@ def _store(source: str) -> Path:
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from harness.counting.format import read_deployment
     from harness.puzzle.formats import read_instance
-    from harness.selection.features import cached_features
+    from harness.selection.features import board_features, cached_features
     from harness.selection.scenario import scenario
     from harness.selection.selector import predict, train
 
-    puzzles = [(p, read_instance(Path(p))) for p in args.puzzles]  # a bad file: one line, before any learning
     scn = scenario(_store(args.source), args.measure)
+    # a count scenario's instances are boards (deployments); a bad file: one line, before any learning
+    reader, featured = (read_instance, cached_features) if scn.task == "solve" else (read_deployment, board_features)
+    puzzles = [(p, reader(Path(p))) for p in args.puzzles]
     models = train(scn)
-    chosen = predict(models, [cached_features(inst).values for _, inst in puzzles])
+    chosen = predict(models, [featured(inst).values for _, inst in puzzles])
     for (path, _), (pair, confidence, votes) in zip(puzzles, chosen):
         if args.json:
             print(json.dumps({"puzzle": path, "pair": pair, "confidence": round(confidence, 4),
                               "votes": {p: round(v, 4) for p, v in votes.items()}, "measure": scn.measure}))
         else:
             print(f"{path}: {pair} (confidence {confidence:.2f})")
-    print(f"learnt from {len(scn.instances)} puzzles of {args.source} ({len(scn.pairs)} pairs, {scn.measure} "
+    what = "puzzles" if scn.task == "solve" else "boards"
+    print(f"learnt from {len(scn.instances)} {what} of {args.source} ({len(scn.pairs)} pairs, {scn.measure} "
           "seconds)", file=sys.stderr)
     return 0
 

@@ -54,7 +54,7 @@ def add_parser(sub: Any) -> None:
                         "the fastest checker here: the pair's option proof=check (sat, and tool entries that "
                         "declare a proof format); the result says certified, rejected or unchecked")
     s.add_argument("--proof-all", dest="proof", action="store_const", const="check-all",
-                   help="as --proof, checked by every checker here (proof=check-all)")
+                   help="as --proof, checked by a checker of every lineage here (proof=check-all)")
     s.add_argument("--input-format", "--format", dest="input_format", default=None, metavar="FORMAT",
                    help="the puzzles' format if it cannot be told from the file name (--format: its old spelling) "
                         "(default: from the name)")

@@ -32,7 +32,8 @@ CERTIFICATES = {
 """certificate -> what it means (the records page and the report's legend read it here)."""
 
 PROOF_MODES = ("off", "check", "check-all")
-"""A pair's ``proof`` option: no proof; a proof checked by the fastest checker at hand; by every one."""
+"""A pair's ``proof`` option: no proof; a proof checked by the fastest checker at hand; by the fastest of every
+lineage at hand."""
 
 
 def claim_of(count: int, exhausted: bool) -> str | None:

@@ -4,7 +4,8 @@ Every solve run that claims more than its boards show (``claim``: unsat, no furt
 was established (``certificate``, :mod:`harness.proofs.claims`).  :func:`claims_line` counts them; a ``rejected``
 claim fails the check.  With ``--proofs`` (:func:`recheck_proofs`) every stored proof is read back from
 ``RESULTS/proofs/`` -- the proof and the exact CNF it proves, each under its sha256, which must match the record --
-and checked again by every checker at hand (:mod:`harness.proofs.checkers`): a certified claim whose proof a
+and checked again by the fastest checker of every lineage at hand, or the ones named
+(:mod:`harness.proofs.checkers`): a certified claim whose proof a
 checker now refuses, a rejected one a checker now accepts, a file missing or not matching its hash: each a
 contradiction, and the check fails.  A claim whose re-check no checker finished within the limit is *not
 confirmed* -- not a contradiction (nothing said it was wrong), but not a pass either: nothing judged it.  A
@@ -52,6 +53,8 @@ class ProofsAgain:
     mismatches: list[tuple[str, str, str, str]] = field(default_factory=list)  # instance, pair, stored, found
     unconfirmed: list[tuple[str, str, str, str]] = field(default_factory=list)  # ... no checker finished
     outcomes: dict[str, dict[str, int]] = field(default_factory=dict)  # checker -> outcome -> proofs
+    agreed: int = 0  # proofs that checkers of two lineages or more finished, all with one outcome
+    disagreed: list[tuple[str, str, str]] = field(default_factory=list)  # instance, pair, who said what
 
     def sentence(self) -> str:
         said = [f"{len(self.mismatches)} contradicted"] if self.mismatches else []
@@ -60,8 +63,22 @@ class ProofsAgain:
         bad = ", " + ", ".join(said) if said else ", every one as stored"
         by = "; ".join(f"{who}: " + ", ".join(f"{n} {outcome}" for outcome, n in said.items())
                        for who, said in self.outcomes.items())
+        both = self.agreed + len(self.disagreed)
+        across = f"; {both} judged by two lineages or more, " + (
+            f"{len(self.disagreed)} with the lineages disagreeing" if self.disagreed else "every one agreeing")
         return f"{self.checked} stored proof{'s' if self.checked != 1 else ''} checked again{bad}" + \
-            (f" ({by})" if by else "")
+            (f" ({by})" if by else "") + (across if both else "; no proof judged by two lineages")
+
+
+def _lineages_said(checks: list[Any]) -> dict[str, set[str]]:
+    """lineage -> the outcomes its finished checks came to."""
+    from harness.proofs.checkers import lineage_of
+
+    said: dict[str, set[str]] = {}
+    for c in checks:
+        if c.outcome != "unfinished":
+            said.setdefault(lineage_of(c.checker), set()).add(c.outcome)
+    return said
 
 
 def _read(folder: Path, sha256: str, suffix: str) -> tuple[bytes | None, str]:
@@ -78,8 +95,8 @@ def _read(folder: Path, sha256: str, suffix: str) -> tuple[bytes | None, str]:
 def recheck_proofs(records: list[dict[str, Any]], results: str | Path, time_s: float | None = None,
                    memory_mb: int | None = None, checkers: tuple[str, ...] | None = None,
                    jobs: int = 1) -> ProofsAgain:
-    """Check every stored proof again (see the module docstring) by ``checkers`` (default: every one at hand
-    for its format), each within ``time_s`` and ``memory_mb``; ``jobs`` proofs at a time, each in a process of
+    """Check every stored proof again (see the module docstring) by ``checkers`` (default: the fastest of every
+    lineage at hand for its format), each within ``time_s`` and ``memory_mb``; ``jobs`` proofs at a time, each in a process of
     a pool (a check's child is contained and killed with its whole tree by the process that runs it, one at a
     time: :func:`harness.tools.process.run_tool`)."""
     import functools
@@ -103,6 +120,12 @@ def recheck_proofs(records: list[dict[str, Any]], results: str | Path, time_s: f
         for c in checks:
             said = out.outcomes.setdefault(c.checker, {})
             said[c.outcome] = said.get(c.outcome, 0) + 1
+        lineages = _lineages_said(checks)
+        if len(lineages) >= 2:
+            if len(set().union(*lineages.values())) == 1:
+                out.agreed += 1
+            else:
+                out.disagreed.append((*where, ", ".join(f"{c.checker} {c.outcome}" for c in checks)))
         if now is not None:
             (out.mismatches if finished else out.unconfirmed).append((*where, f"certificate {stored}", now))
     return out
@@ -112,7 +135,7 @@ def _again(rec: dict[str, Any], folder: Path, time_s: float | None, memory_mb: i
            checkers: tuple[str, ...] | None) -> tuple[list[Any], str | None, bool]:
     """One stored proof checked again: (its checks, what differs from its record or None, whether a checker
     finished: a difference when none did is *not confirmed*, not a contradiction)."""
-    from harness.proofs.checkers import available_checkers, check
+    from harness.proofs.checkers import all_lineages, available_checkers, check
 
     from harness.tools.entry import PROOF_FORMATS
 
@@ -130,8 +153,8 @@ def _again(rec: dict[str, Any], folder: Path, time_s: float | None, memory_mb: i
         cnf_path, proof_path = Path(tmp) / "solved.cnf", Path(tmp) / f"proof.{fmt}"
         cnf_path.write_bytes(cnf)
         proof_path.write_bytes(proof)
-        checks = [check(name, cnf_path, proof_path, time_s=time_s, memory_mb=memory_mb)
-                  for name in available_checkers(fmt) if checkers is None or name in checkers]
+        names = all_lineages(fmt) if checkers is None else [n for n in available_checkers(fmt) if n in checkers]
+        checks = [check(name, cnf_path, proof_path, time_s=time_s, memory_mb=memory_mb) for name in names]
     now, why_now = certificate_of(checks, True)
     stored = str(rec.get("certificate"))
     if now == stored:

@@ -48,10 +48,11 @@ class ProofReport:
 
 
 def chosen_checkers(mode: str, fmt: str) -> list[str]:
-    """The checkers of a ``proof`` mode: ``check`` the fastest at hand for the format, ``check-all`` every one."""
-    from harness.proofs.checkers import available_checkers
+    """The checkers of a ``proof`` mode: ``check`` the fastest at hand for the format, ``check-all`` the
+    fastest of every lineage (:func:`harness.proofs.checkers.all_lineages`)."""
+    from harness.proofs.checkers import all_lineages
 
-    names = available_checkers(fmt)
+    names = all_lineages(fmt)
     return names[:1] if mode == "check" else names
 
 

@@ -280,7 +280,8 @@ def _generated(df: pd.DataFrame, results: Path, out: TextIO) -> None:
 def _claims(df: pd.DataFrame, results: Path, opts: CheckOptions, out: TextIO) -> list[str]:
     """How the runs' claims (unsat, no further board) were established; a rejected one fails; with ``proofs``,
     every stored proof checked again (:mod:`harness.proofs.recheck`): a contradiction fails, and so do a proof
-    no checker finished (not confirmed) and checking nothing."""
+    no checker finished (not confirmed), a proof two lineages' checkers judge differently and checking
+    nothing."""
     from harness.proofs.recheck import claims_line, recheck_proofs
     from harness.report.data import clean
 
@@ -310,6 +311,11 @@ def _claims(df: pd.DataFrame, results: Path, opts: CheckOptions, out: TextIO) ->
     if again.unconfirmed:
         failures.append(_plural(len(again.unconfirmed), "stored proof") + " not confirmed: no checker finished "
                         "within the limit (--proof-limit)")
+    for instance, pair, said in again.disagreed[:10]:
+        print(f"proofs: {instance} {pair}: the checkers' lineages disagree: {said}", file=out)
+    if again.disagreed:
+        failures.append(_plural(len(again.disagreed), "stored proof") + " on which checkers of two lineages "
+                        "disagree")
     return failures
 
 

@@ -6,7 +6,7 @@
 
 * ``description.txt`` (YAML): ``scenario_id``, one performance measure ``runtime`` (minimised, of type
   runtime), ``algorithm_cutoff_time`` (the runs' limit) and memory, the feature steps (one per feature
-  group, :data:`harness.selection.features.GROUPS`, each listing the features it ``provides``; every step a
+  group, :data:`harness.selection.features.GROUPS` (a count scenario's: ``BOARD_GROUPS``), each listing the features it ``provides``; every step a
   default step), every feature and every algorithm (pair) deterministic -- a pair's seed is part of its
   options --, and where the numbers come from (``battlebench``'s own keys, ignored by ASlib's tools);
 * ``algorithm_runs.arff``: one row per run -- ``instance_id`` (the puzzle's file), ``repetition``,
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
-from harness.selection.features import GROUPS
+from harness.selection.features import BOARD_GROUPS, GROUPS
 
 RUNSTATUS = ["ok", "timeout", "memout", "not_applicable", "crash", "other"]
 FEATURE_STATUS = ["ok", "timeout", "memout", "presolved", "crash", "other"]
@@ -48,13 +48,14 @@ def _steps(scn: Any) -> dict[str, list[str]]:
     """Feature step (group) -> the features it provides, in :data:`GROUPS` order (a step that gave none: left
     out)."""
     out: dict[str, list[str]] = {}
+    order = GROUPS if getattr(scn, "task", "solve") == "solve" else BOARD_GROUPS
     for key in scn.instances:
         f = scn.features[key]
-        for group in GROUPS:
+        for group in order:
             for name in f.groups.get(group, []):
                 if name not in out.setdefault(group, []):
                     out[group].append(name)
-    return {g: out[g] for g in GROUPS if out.get(g)}
+    return {g: out[g] for g in order if out.get(g)}
 
 
 def folds(groups: dict[str, str], count: int = FOLDS) -> dict[str, int]:

@@ -21,10 +21,19 @@ selector can be charged what it costs to know them:
   (:func:`gbdc.gbdhash`, the content hash of a CNF by which the Global Benchmark Database names it;
   ``features`` returns it apart, a name is no number).
 
-Not here (their cost is unbounded or they need a solver): the count of boards the clues alone allow, the
-frontier width of a counter's layout.  :func:`cached_features` keeps each puzzle's features in the
-harness's cache folder by content hash (:meth:`harness.puzzle.instance.Instance.content_hash`) and
-version, so a store's features are computed once.
+* ``layout`` -- the frontier width of the counting dp's layout (:meth:`harness.counting.placements.Layout.span`
+  + 1: the cells a state of the frontier programme spans) of the puzzle read as a deployment without its hints;
+* ``tally`` -- the *tally-only* board count: how many boards the clues alone allow (no hint), counted exactly
+  by the ``dp`` counter where that is cheap -- a frontier at most :data:`TALLY_MAX_WIDTH` cells wide (measured:
+  0.2-0.9 CPU s on 10x10 and 13x13 puzzles, 16-42 s on 15x15, where the width passes it), in a child within
+  :data:`TALLY_BUDGET_S` and :data:`TALLY_MEMORY_MB`; elsewhere ``tally_counted`` is 0 and the count
+  missing.  It is ``log10(1 + count)``: counts span dozens of orders.
+
+:func:`board_features` is the small set of a count or play board (a
+:class:`~harness.counting.deployment.Deployment`; :data:`BOARD_GROUPS`): its size, pieces, what is known
+(misses, hits, sunk ships, clues) and its frontier width and placements.  :func:`cached_features` keeps each
+puzzle's features in the harness's cache folder by content hash
+(:meth:`harness.puzzle.instance.Instance.content_hash`) and version, so a store's features are computed once.
 """
 
 from __future__ import annotations
@@ -39,11 +48,21 @@ from typing import Any
 
 from harness.puzzle.instance import Hint, Instance
 
-GROUPS = ("size", "fleet", "clues", "hints", "placements", "encoding")
-"""The feature groups, in the order they are computed; each is charged its own CPU seconds."""
+GROUPS = ("size", "fleet", "clues", "hints", "placements", "encoding", "layout", "tally")
+"""The feature groups of a puzzle, in the order they are computed; each is charged its own CPU seconds."""
 
-VERSION = 1
+BOARD_GROUPS = ("board", "knowledge", "board_layout")
+"""The feature groups of a count or play board (:func:`board_features`)."""
+
+VERSION = 2
 """The features' version: a cached value of another version is computed again."""
+
+TALLY_MAX_WIDTH = 67
+"""The widest frontier (cells) on which the tally-only count is computed: a 13x13 board's (module docstring)."""
+
+TALLY_BUDGET_S, TALLY_MEMORY_MB = 5.0, 1024
+"""The tally-only count's wall seconds and memory (what its child may map beyond what the fork gave it): past
+either, it is not counted."""
 
 
 @dataclass
@@ -141,6 +160,67 @@ def _encoding(inst: Instance, model: Any, extras: dict[str, Any]) -> dict[str, f
     return out
 
 
+def _tally_deployment(inst: Instance) -> Any:
+    """The puzzle without its hints, read as a deployment (the clues and the fleet alone)."""
+    from harness.counting.format import from_puzzle
+
+    return from_puzzle(inst.replace(hints={}))
+
+
+def _layout(inst: Instance, _model: Any, extras: dict[str, Any]) -> dict[str, float]:
+    from harness.counting.placements import layout
+
+    extras["tally_layout"] = lay = layout(_tally_deployment(inst))
+    return {"frontier_width": lay.span() + 1}
+
+
+def _count_boards(dep: Any, out: Any) -> None:
+    """The child of :func:`_tally`: the dp's board count of ``dep`` and its own CPU seconds, sent on ``out``."""
+    import os
+    import resource
+
+    try:  # what the fork already maps (numba's and LLVM's address space, the parent's heap) plus the budget
+        mapped = int(Path("/proc/self/statm").read_text().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        mapped = 0
+    limit = mapped + (TALLY_MEMORY_MB << 20)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    t0 = time.process_time()
+    try:
+        from harness.counting.counters import FAMILY
+
+        counter = FAMILY.load("dp")()
+        got = None if counter.refuses(dep, "boards") is not None else counter.count(dep, "boards")
+        out.send((int(got.count) if got is not None and got.complete else None, time.process_time() - t0))
+    except BaseException:  # noqa: BLE001 - out of its memory, or refused deeper down: not counted
+        out.send((None, time.process_time() - t0))
+
+
+def _tally(inst: Instance, _model: Any, extras: dict[str, Any]) -> dict[str, float]:
+    """The tally-only count where cheap: a frontier at most :data:`TALLY_MAX_WIDTH` wide, counted in a forked
+    child within :data:`TALLY_BUDGET_S` seconds and :data:`TALLY_MEMORY_MB` (a fleet without clues can need
+    gigabytes of states on a narrow board); the child's CPU is charged in ``extras["tally_child_cpu_s"]``."""
+    import math
+    import multiprocessing
+
+    lay = extras.get("tally_layout")
+    if lay is None or lay.span() + 1 > TALLY_MAX_WIDTH or not any(n for n in inst.fleet.values()):
+        return {"tally_counted": 0.0}
+    recv, send = multiprocessing.Pipe(duplex=False)
+    child = multiprocessing.get_context("fork").Process(target=_count_boards, args=(_tally_deployment(inst), send))
+    child.start()
+    send.close()
+    said = recv.recv() if recv.poll(TALLY_BUDGET_S) else None
+    if child.is_alive():
+        child.kill()
+    child.join()
+    recv.close()
+    extras["tally_child_cpu_s"] = said[1] if said else TALLY_BUDGET_S
+    if said is None or said[0] is None:
+        return {"tally_counted": 0.0}
+    return {"tally_counted": 1.0, "tally_log10_boards": math.log10(1 + said[0])}
+
+
 def features(inst: Instance) -> Features:
     """The features of the puzzle ``inst`` (module docstring), each group's CPU seconds in ``costs``."""
     from harness.model import build_model
@@ -152,15 +232,47 @@ def features(inst: Instance) -> Features:
     extras: dict[str, Any] = {}
     for group in GROUPS:
         t0 = time.process_time()
-        if group == "encoding":
-            values = _encoding(inst, model, extras)
+        if group in ("encoding", "layout", "tally"):
+            values = {"encoding": _encoding, "layout": _layout, "tally": _tally}[group](inst, model, extras)
         else:
             values = {"size": _size, "fleet": _fleet, "clues": _clues, "hints": _hints,
                       "placements": _placements}[group](inst, model)
-        got.costs[group] = time.process_time() - t0 + (build if group in ("placements", "encoding") else 0.0)
+        got.costs[group] = time.process_time() - t0 + (build if group in ("placements", "encoding") else 0.0) + \
+            (extras.pop("tally_child_cpu_s", 0.0) if group == "tally" else 0.0)
         got.values.update({k: float(v) for k, v in values.items()})
         got.groups[group] = list(values)
     got.gbd_hash = extras.get("gbd_hash")
+    return got
+
+
+def board_features(dep: Any) -> Features:
+    """The features of a count or play board ``dep`` (a Deployment; :data:`BOARD_GROUPS`), each group timed."""
+    from harness.counting.placements import layout
+
+    got = Features()
+    clues = [c for side in (dep.row_clues or (), dep.col_clues or ()) for c in side]
+    steps = {
+        "board": lambda: {"cells": len(dep.cells), "hex": float(dep.grid.kind != "square"),
+                          "pieces": sum(p.count for p in dep.pieces), "piece_kinds": len(dep.pieces),
+                          "largest_piece": max((p.size for p in dep.pieces), default=0),
+                          "ship_share": sum(p.size * p.count for p in dep.pieces) / max(len(dep.cells), 1),
+                          "touching": float(dep.touching), "reflections": float(dep.reflections)},
+        "knowledge": lambda: {"misses": len(dep.misses), "hits": len(dep.hits), "sunk": len(dep.sunk),
+                              "clues_known": sum(1 for c in clues if c is not None),
+                              "clues_unknown": sum(1 for c in clues if c is None)},
+    }
+    for group in BOARD_GROUPS:
+        t0 = time.process_time()
+        if group == "board_layout":
+            lay = layout(dep)
+            kept = [len(t.placements) for t in lay.types]
+            values = {"frontier_width": lay.span() + 1, "placements": sum(kept),
+                      "placements_fewest_of_a_piece": min(kept, default=0)}
+        else:
+            values = steps[group]()
+        got.costs[group] = time.process_time() - t0
+        got.values.update({k: float(v) for k, v in values.items()})
+        got.groups[group] = list(values)
     return got
 
 
@@ -196,4 +308,5 @@ def cached_features(inst: Instance) -> Features:
     return got
 
 
-__all__ = ["Features", "GROUPS", "VERSION", "cached_features", "features"]
+__all__ = ["BOARD_GROUPS", "Features", "GROUPS", "TALLY_MAX_WIDTH", "VERSION", "board_features",
+           "cached_features", "features"]

@@ -1,4 +1,4 @@
-"""An algorithm-selection scenario read from a solve campaign's store: instances, their features, the pairs' times.
+"""An algorithm-selection scenario read from a solve (or count) campaign's store: instances, features, pairs' times.
 
 :func:`scenario` gathers what ASlib calls a scenario (:mod:`harness.selection.aslib` writes it, the selector of
 :mod:`harness.selection.selector` learns from it) out of one results store:
@@ -12,7 +12,9 @@
   that the puzzles one seed made fall into one fold, else the puzzle itself;
 * every run keeps its repetition, time in the measure and status (``ok`` when solved);
 * the *features* of each instance are :func:`harness.selection.features.cached_features` of the puzzle
-  (nothing of its solution, no run), with each group's CPU cost.
+  (nothing of its solution, no run), with each group's CPU cost;
+* a store with no solve runs but count runs is a scenario of its counters (its pairs) on its deployments, whose
+  features are :func:`harness.selection.features.board_features` (the count task's ``task``).
 
 Errors are one line (:class:`harness.errors.InputError`): no solve runs, fewer than two pairs, a measure
 that is not the pairs', a puzzle file not found.
@@ -27,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from harness.errors import InputError
-from harness.selection.features import GROUPS, Features, cached_features
+from harness.selection.features import Features, board_features, cached_features
 
 STATUS_OF = {"sat": "ok", "unsat": "ok", "timeout": "timeout", "memout": "memout", "error": "crash",
              "crash": "crash"}
@@ -50,6 +52,7 @@ class Scenario:
     par10: pd.DataFrame  # instances x pairs: the cell's PAR-10 (median over repetitions)
     solved: pd.DataFrame  # instances x pairs: bool
     features: dict[str, Features] = field(default_factory=dict)  # instance key -> its features
+    task: str = "solve"  # the runs' task: solve (puzzles) or count (deployments)
 
     def feature_names(self) -> list[str]:
         """Every feature's name, in a stable order (the first instance's, then any others')."""
@@ -65,8 +68,7 @@ class Scenario:
 
     def feature_cost(self) -> pd.Series:
         """Per instance, the CPU seconds all feature groups cost."""
-        return pd.Series({k: sum(self.features[k].costs.get(g, 0.0) for g in GROUPS) for k in self.instances},
-                         dtype="float64")
+        return pd.Series({k: sum(self.features[k].costs.values()) for k in self.instances}, dtype="float64")
 
 
 def _group(inst: Any, key: str) -> str:
@@ -76,6 +78,7 @@ def _group(inst: Any, key: str) -> str:
 
 def scenario(results_dir: str | Path, measure: str | None = None, node_class: str | None = None) -> Scenario:
     """The scenario of the solve runs in the store at ``results_dir`` (module docstring)."""
+    from harness.counting.format import read_deployment
     from harness.puzzle.formats import read_instance
     from harness.report.completeness import load_campaign
     from harness.report.data import INSTANCE_KEY, configured_rank_by, is_control, pair_measures, \
@@ -85,10 +88,12 @@ def scenario(results_dir: str | Path, measure: str | None = None, node_class: st
 
     campaign = load_campaign(results_dir, node_class)
     df = campaign.ranked
-    df = df[(df["task"].astype(object) == "solve").to_numpy(dtype=bool)] if "task" in df.columns else df
+    tasks = set(df["task"].astype(str)) if "task" in df.columns else {"solve"}
+    task = "solve" if "solve" in tasks or "count" not in tasks else "count"
+    df = df[(df["task"].astype(object) == task).to_numpy(dtype=bool)] if "task" in df.columns else df
     df = df[~df["pair"].astype(str).map(is_control).to_numpy(dtype=bool)]
     if df.empty:
-        raise InputError(f"{results_dir}: no solve runs on instances every pair has results on")
+        raise InputError(f"{results_dir}: no solve or count runs on instances every pair has results on")
     measures = pair_measures(df, configured_rank_by(campaign.meta))
     used = sorted(set(measures.by_pair.values()))
     if measure is None:
@@ -108,11 +113,12 @@ def scenario(results_dir: str | Path, measure: str | None = None, node_class: st
     firsts = df.drop_duplicates(INSTANCE_KEY)
     for rec in firsts[[INSTANCE_KEY, "instance", "instance_path", "instance_hash"]].to_dict("records"):
         key = str(rec[INSTANCE_KEY])
-        inst = located.find(str(rec["instance_path"]), str(rec["instance_hash"]), read_instance)
+        reader, featured = (read_instance, cached_features) if task == "solve" else (read_deployment, board_features)
+        inst = located.find(str(rec["instance_path"]), str(rec["instance_hash"]), reader)
         if inst is None:
             raise InputError(f"{results_dir}: instance {rec['instance_path']}: its file was not found (or has "
-                             "changed since its runs); features are computed from the puzzle")
-        names[key], groups[key], features[key] = str(rec["instance"]), _group(inst, key), cached_features(inst)
+                             "changed since its runs); features are computed from the instance")
+        names[key], groups[key], features[key] = str(rec["instance"]), _group(inst, key), featured(inst)
     instances = sorted(names)
     par10 = cells.pivot(index="instance_key", columns="pair", values="par10_s").reindex(index=instances,
                                                                                          columns=pairs)
@@ -131,7 +137,7 @@ def scenario(results_dir: str | Path, measure: str | None = None, node_class: st
     memory = limits.get("memory_mb") if isinstance(limits, dict) else None
     name = str(campaign.meta.get("campaign") or Path(results_dir).name)
     return Scenario(name, measure, float(runs["limit_s"].max()), memory, pairs, instances, names, groups, runs,
-                    par10.astype("float64"), solved.fillna(False).astype(bool), features)
+                    par10.astype("float64"), solved.fillna(False).astype(bool), features, task)
 
 
 __all__ = ["STATUS_OF", "Scenario", "scenario"]

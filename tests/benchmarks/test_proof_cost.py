@@ -51,3 +51,23 @@ def test_each_run_of_the_large_suite_is_listed_with_its_proof(load_benchmark, tm
     assert "## Each run of the large suite" in text and "| large_30x20_minimal_s1 | sat[proof=check]/placement | sat " \
         "| 80 | no further board | certified | 300 | 200 |" in text
     assert "| large_30x20_minimal_s2 | sat[proof=check]/placement | timeout | 240 | – |" in text
+
+
+def test_each_checker_of_check_all_has_its_ratio_and_the_target_is_the_faster_ones(load_benchmark, tmp_path):
+    import json
+
+    mod = load_benchmark("proof_cost")
+    runs = []
+    for i in range(3):
+        checks = [dict(checker="drat-trim 0.0~git-2", outcome="accepted", cpu_s=0.5 * (i + 1), wall_s=1.0),
+                  dict(checker="dratify-native 0.1.7", outcome="accepted" if i < 2 else "unfinished",
+                       cpu_s=4.0 * (i + 1), wall_s=1.0)]
+        runs.append(dict(instance=f"sb_{i}", pair="sat[proof=check-all]/placement", status="unsat",
+                         cpu_s=1.0 * (i + 1), wall_s=1.0, claim="unsat", certificate="certified", proof_bytes=1e6,
+                         check_cpu_s=4.5 * (i + 1), check_s=5.0, checks=json.dumps(checks)))
+    runs = pd.DataFrame(runs)
+    table = mod.cost_table(runs)
+    row = table.set_index("suite").loc["solbat"]
+    assert row["check_cpu_x[drat-trim]"] == 0.5 and row["check_cpu_x[dratify-native]"] == 4.0  # finished ones only
+    text = mod.write(table, tmp_path, tmp_path, runs)
+    assert "checking 0.5x with drat-trim, the faster (target <= 10.0, over 3 proofs): met" in text

@@ -4,12 +4,13 @@ proof -- refused; a checker out of time, out of memory, crashing or missing has 
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
 
 from harness.proofs import checkers
-from harness.proofs.checkers import CHECKERS, available_checkers, check, derives_empty, family_of
+from harness.proofs.checkers import CHECKERS, available_checkers, check, derives_empty, lineage_of
 from harness.proofs.claims import certificate_of
 
 pytestmark = pytest.mark.skipif(not available_checkers("drup"), reason="no proof checker installed")
@@ -41,10 +42,72 @@ def refutation(tmp_path_factory) -> tuple[Path, Path]:
 def test_every_checker_at_hand_is_named_by_its_distributions_version_fastest_first():
     at_hand = available_checkers("drup")
     assert at_hand == [n for n in CHECKERS if n in at_hand]  # the registry's order: fastest first
-    assert at_hand[0] == "dratify-native" and "drup" in at_hand
+    assert "dratify-native" in at_hand and "drup" in at_hand
     assert checkers.label("dratify") == f"dratify {checkers.version('dratify')}"
-    assert family_of(checkers.label("dratify-native")) == family_of("dratify 0.1.10") == "dratify"
-    assert family_of("drup 1.2.1") == "verified_rup" != "dratify"
+    assert lineage_of(checkers.label("dratify-native")) == lineage_of("dratify 0.1.10") == "dratify"
+    assert lineage_of("drup 1.2.1") == "verified_rup" != "dratify"
+    assert lineage_of("drat-trim 0.0~git20240428.effa1dc-2") == "drat-trim"
+    assert available_checkers("drup", slow=False) == [n for n in at_hand if n != "drup"]
+
+
+def test_check_all_runs_the_fastest_checker_of_every_lineage_but_the_slow_one():
+    lineages = checkers.all_lineages("drup")
+    assert [lineage_of(n) for n in lineages] == list(dict.fromkeys(lineage_of(n) for n in lineages))  # one each
+    assert "dratify-native" in lineages and "dratify" not in lineages and "drup" not in lineages
+    from harness.proofs.stage import chosen_checkers
+
+    assert chosen_checkers("check-all", "drup") == lineages and chosen_checkers("check", "drup") == lineages[:1]
+
+
+@pytest.mark.skipif(checkers.version("drat-trim") is None, reason="drat-trim not installed (scripts/install-drat-trim)")
+def test_drat_trim_is_named_by_its_debian_package_and_checks_first():
+    import subprocess
+
+    said = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "drat-trim"], capture_output=True, text=True)
+    assert checkers.label("drat-trim") == f"drat-trim {said.stdout.strip()}" and said.stdout.strip()
+    assert checkers.all_lineages("drat") == ["drat-trim", "dratify-native"]
+
+
+def _program(tmp_path: Path, monkeypatch, body: str) -> None:
+    """A stand-in ``drat-trim`` on PATH (no Debian package owns it) that runs ``body``."""
+    fake = tmp_path / "bin" / "drat-trim"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n" + body + "\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
+    monkeypatch.setattr(checkers, "version", functools.cache(checkers.version.__wrapped__))  # its own cache
+
+
+def test_a_program_no_package_owns_is_named_by_its_content(tmp_path, monkeypatch):
+    import hashlib
+
+    _program(tmp_path, monkeypatch, 'echo "s VERIFIED"')
+    digest = hashlib.sha256((tmp_path / "bin" / "drat-trim").read_bytes()).hexdigest()[:12]
+    assert checkers.version("drat-trim") == f"sha256:{digest}"
+
+
+def test_a_program_that_says_verified_of_a_proof_without_the_empty_clause_is_not_taken(refutation, tmp_path,
+                                                                                      monkeypatch):
+    cnf, _ = refutation
+    _program(tmp_path, monkeypatch, 'echo "s VERIFIED"')  # a checker that lies
+    short = tmp_path / "short.drup"
+    short.write_text("1 2 0\n")
+    assert check("drat-trim", cnf, short, time_s=30).outcome == "refused"
+
+
+def test_a_program_that_prints_no_verdict_has_not_finished(refutation, tmp_path, monkeypatch):
+    cnf, proof = refutation
+    _program(tmp_path, monkeypatch, 'echo "c parsing" ; echo "segfault" >&2 ; exit 139')
+    got = check("drat-trim", cnf, proof, time_s=30)
+    assert got.outcome == "unfinished" and got.reason == "the checker failed: segfault", got
+    assert certificate_of([got], True)[0] == "unchecked"
+
+
+def test_a_program_that_says_not_verified_refuses_with_its_reason(refutation, tmp_path, monkeypatch):
+    cnf, proof = refutation
+    _program(tmp_path, monkeypatch, 'echo "c ERROR: no conflict"; echo "s NOT VERIFIED"; exit 1')
+    got = check("drat-trim", cnf, proof, time_s=30)
+    assert got.outcome == "refused" and got.reason == "s NOT VERIFIED (ERROR: no conflict)", got
 
 
 @pytest.mark.parametrize("name", available_checkers("drup"))

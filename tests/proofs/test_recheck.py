@@ -88,6 +88,34 @@ def test_a_campaign_keeps_each_proof_beside_the_store_and_check_counts_the_claim
     assert "does not hold what its record's sha256 says" in said and "contradicted when checked again" in said
 
 
+def test_check_proofs_has_two_lineages_judge_every_proof_and_fails_where_they_disagree(tmp_path, capsys,
+                                                                                       monkeypatch, request):
+    from harness.proofs import checkers
+
+    request.addfinalizer(checkers.version.cache_clear)  # the stand-in's version is not left cached
+
+    out = _campaign(tmp_path)
+    capsys.readouterr()
+    if checkers.version("drat-trim") is not None:  # the default: the fastest checker of every lineage at hand
+        assert main(["check", str(out), "--proofs"]) == 0
+        said = capsys.readouterr().out
+        assert f"{checkers.label('drat-trim')}: 2 accepted; {checkers.label('dratify-native')}: 2 accepted" in said
+        assert "2 judged by two lineages or more, every one agreeing" in said
+    assert main(["check", str(out), "--proofs", "--checker", "dratify-native", "--checker", "dratify"]) == 0
+    assert "no proof judged by two lineages" in capsys.readouterr().out  # one lineage twice is not two
+    fake = tmp_path / "bin" / "drat-trim"  # a drat-trim that refuses every proof: a checker with a bug
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\necho "c ERROR: no conflict"\necho "s NOT VERIFIED"\nexit 1\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
+    checkers.version.cache_clear()
+    assert main(["check", str(out), "--proofs", "--checker", "drat-trim", "--checker", "dratify-native"]) == 1
+    said = capsys.readouterr().out
+    assert "the checkers' lineages disagree: drat-trim sha256:" in said and "refused" in said
+    assert "2 stored proofs on which checkers of two lineages disagree" in said
+    assert "2 stored proofs contradicted when checked again" in said  # a refusal rejects: certified no longer holds
+
+
 def test_check_proofs_on_a_store_without_proofs_judges_nothing_and_fails(tmp_path, capsys):
     out = _campaign(tmp_path, proof=False)
     assert all(r["certificate"] == "trusted" for r in _rows(out))

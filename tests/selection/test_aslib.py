@@ -152,3 +152,28 @@ def test_pairs_ranked_by_cpu_and_by_wall_need_a_measure_chosen(tmp_path, capsys)
     assert main(["export", str(tmp_path / "out"), "--format", "aslib", "--measure", "wall",
                  "--out", str(tmp_path / "a")]) == 0
     assert "wall" in read_scenario(tmp_path / "a")["description"]["battlebench_measure"]
+
+
+def test_a_count_campaign_is_a_scenario_of_its_counters_on_board_features(tmp_path, capsys):
+    from harness.selection.features import BOARD_GROUPS
+    from harness.selection.scenario import scenario
+
+    boards = [ROOT / "instances" / "deployments" / "sweep" / f"sweep_{n}x{n}.toml" for n in (6, 7, 8)]
+    assert all(b.is_file() for b in boards)
+    cfg = tmp_path / "cnt.toml"
+    files = ", ".join(f'"{p}"' for p in boards)
+    cfg.write_text(f'name = "cnt"\ninstances = [{files}]\ntask = "deployments"\noutput = "out"\n'
+                   '[limits]\ntime_s = 60\n[[pairs]]\ncounter = "dp"\n[[pairs]]\ncounter = "frontier"\n')
+    assert main(["run", str(cfg), "--progress", "plain"]) == 0
+    scn = scenario(tmp_path / "out")
+    assert scn.task == "count" and len(scn.instances) == len(boards) and len(scn.pairs) == 2
+    assert all(list(f.groups) == list(BOARD_GROUPS) for f in scn.features.values())
+    out = tmp_path / "scn"
+    assert main(["export", str(tmp_path / "out"), "--format", "aslib", "--out", str(out)]) == 0
+    check_scenario(out)
+    assert read_scenario(out)["description"]["feature_steps"].keys() == set(BOARD_GROUPS)
+    capsys.readouterr()
+    assert main(["select", str(tmp_path / "out"), str(ROOT / "instances/deployments/hex_blue.toml")]) == 0
+    said = capsys.readouterr()
+    assert said.out.split(": ", 1)[1].split(" (confidence")[0] in scn.pairs
+    assert "learnt from 3 boards of" in said.err

@@ -75,3 +75,49 @@ def test_the_cache_keeps_features_by_content_and_computes_a_damaged_entry_again(
         assert feats.cached_features(inst).values == first.values  # a damaged entry: computed again
     finally:
         jitcache.cache_dir.cache_clear()
+
+
+def test_the_tally_only_count_is_the_boards_the_clues_alone_allow():
+    import math
+
+    from harness.counting.counters import FAMILY
+    from harness.counting.format import from_puzzle
+
+    inst = _hand_made().replace(row_clues=(2, None, None, None))
+    got = feats.features(inst)
+    brute = FAMILY.load("brute")().count(from_puzzle(inst.replace(hints={})), "boards")
+    assert brute.complete and brute.count > 1  # the hints narrow it; the clues alone allow several boards
+    assert got.values["tally_counted"] == 1.0
+    assert got.values["tally_log10_boards"] == pytest.approx(math.log10(1 + brute.count))
+    assert got.values["frontier_width"] > 5  # a 2-ship down a 5-wide board, with its halo: more than a row
+    assert got.groups["layout"] == ["frontier_width"] and got.costs["tally"] > 0
+
+
+def test_the_tally_only_count_is_left_out_where_it_is_not_cheap(monkeypatch):
+    inst = _hand_made()
+    monkeypatch.setattr(feats, "TALLY_MAX_WIDTH", 3)  # narrower than this board's frontier: not tried
+    assert feats.features(inst).values["tally_counted"] == 0.0
+    monkeypatch.undo()
+    monkeypatch.setattr(feats, "TALLY_BUDGET_S", 0.0)  # no time for the child: killed, not counted
+    got = feats.features(inst)
+    assert got.values["tally_counted"] == 0.0 and "tally_log10_boards" not in got.values
+    monkeypatch.undo()
+    # a fifth of the clues unknown: more states than the child's budget -- not counted, and this process unharmed
+    # (counted in this process without limits, the 20 classic puzzles of test_aslib grew it past 24 GB)
+    import resource
+
+    got = feats.features(read_instance(ROOT / "instances/classic/classic_10x10_minimal-u20_s304.toml"))
+    assert got.values["tally_counted"] == 0.0 and 0 < got.costs["tally"] <= feats.TALLY_BUDGET_S + 1
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 4 << 20  # KB: under 4 GB
+
+
+def test_a_count_or_play_board_has_its_own_small_feature_set():
+    from harness.counting.format import read_deployment
+
+    hexed = feats.board_features(read_deployment(ROOT / "instances/deployments/hex_blue.toml"))
+    v = hexed.values
+    assert v["hex"] == 1.0 and v["cells"] == 79 and v["pieces"] == 5 and v["hits"] == 0
+    assert v["placements"] >= v["placements_fewest_of_a_piece"] * 5 > 0
+    assert list(hexed.groups) == list(feats.BOARD_GROUPS) and set(hexed.costs) == set(feats.BOARD_GROUPS)
+    square = feats.board_features(read_deployment(ROOT / "instances/deployments/standard_10x10.toml"))
+    assert square.values["hex"] == 0.0 and square.values["cells"] == 100 and square.values["frontier_width"] > 10
