@@ -103,6 +103,13 @@ def test_a_program_that_prints_no_verdict_has_not_finished(refutation, tmp_path,
     assert certificate_of([got], True)[0] == "unchecked"
 
 
+def test_a_program_out_of_its_own_time_has_not_finished(refutation, tmp_path, monkeypatch):
+    cnf, proof = refutation
+    _program(tmp_path, monkeypatch, 'echo "c finished parsing"; echo "s TIMEOUT"; exit 0')  # drat-trim -t 0
+    got = check("drat-trim", cnf, proof, time_s=30)
+    assert got.outcome == "unfinished" and "s TIMEOUT" in got.reason, got
+
+
 def test_a_program_that_says_not_verified_refuses_with_its_reason(refutation, tmp_path, monkeypatch):
     cnf, proof = refutation
     _program(tmp_path, monkeypatch, 'echo "c ERROR: no conflict"; echo "s NOT VERIFIED"; exit 1')
