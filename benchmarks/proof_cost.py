@@ -6,7 +6,7 @@ Reads the store of ``configs/proofs.toml`` (every pair with ``proof`` beside its
 interleaved) and writes ``targets.md`` and ``targets.csv``: for each suite (solbat, the generated classic and
 unsat puzzles) and each proving pair, the claims and how many are certified, the median over instances of the
 solve CPU (and wall) with proof over without -- logging's cost, the check stage kept apart by the record -- and
-the median over its proofs of check CPU (and wall) over solve CPU, with the proof sizes; where a proof was
+the median over its proofs whose check finished of check CPU (and wall) over solve CPU, with the proof sizes; where a proof was
 checked by several checkers (``proof = "check-all"``), each checker's own median ratio beside the others
 (``check_cpu_x[NAME]``, over the checks it finished); issue 51's targets (logging <= 1.5x the solve CPU, checking
 <= 10x with the faster checker, median over solbat) beside them.
@@ -76,8 +76,9 @@ def cost_table(runs: pd.DataFrame) -> pd.DataFrame:
             for t in ("cpu_s", "wall_s"):
                 if (t, pair) in both and (t, plain) in both:
                     row[f"logging_{t[:-2]}_x"] = _median(both[(t, pair)] / both[(t, plain)].where(both[(t, plain)] > 0))
-                checked = proved["check_cpu_s" if t == "cpu_s" else "check_s"]
-                row[f"check_over_solve_{t[:-2]}_x"] = _median(checked / proved[t].where(proved[t] > 0))
+                judged = proved[proved["certificate"].isin(("certified", "rejected"))]  # a check that finished
+                checked = judged["check_cpu_s" if t == "cpu_s" else "check_s"]
+                row[f"check_over_solve_{t[:-2]}_x"] = _median(checked / judged[t].where(judged[t] > 0))
             per = _per_checker(proved, checks)
             if len(per) > 1:  # several checkers judged these proofs: each one's ratio, side by side
                 for name, ratio in sorted(per.items()):
@@ -114,10 +115,11 @@ def write(table: pd.DataFrame, out: Path, store: Path, runs: pd.DataFrame | None
     table.to_csv(out / "targets.csv", index=False)
     cols = list(table.columns)
     lines = ["# What certified verdicts cost, per suite", "",
-             f"`python benchmarks/proof_cost.py {store} --out {out}` (the store of `configs/proofs.toml`). "
+             f"`python benchmarks/proof_cost.py {store} --out {out}` (the store of a `configs/proofs*.toml`). "
              "logging: the median over the suite's instances of the pair's solve time with `proof` over its twin's "
              "without (CPU, and wall beside it); check over solve: the median over its proofs of the check's "
-             "time over the solve's (the record keeps them apart). Proofs exist only where a claim was made "
+             "time over the solve's (the record keeps them apart), over the proofs whose check finished "
+             "(certified or rejected). Proofs exist only where a claim was made "
              "(count 2: the unique and the unsat puzzles).", "",
              "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(_fmt(r[c]) for c in cols) + " |" for r in table.to_dict("records")]

@@ -47,7 +47,11 @@ def test_each_run_of_the_large_suite_is_listed_with_its_proof(load_benchmark, tm
              check_s=201.0),
         dict(instance="large_30x20_minimal_s2", pair="sat[proof=check]/placement", status="timeout", cpu_s=240.0,
              wall_s=240.0, claim=None, certificate=None, proof_bytes=None, check_cpu_s=None, check_s=None)])
-    text = mod.write(mod.cost_table(runs), tmp_path, tmp_path, runs)
+    table = mod.cost_table(runs)
+    assert table.iloc[0]["check_over_solve_cpu_x"] == 2.5  # the certified one's 200/80
+    unfinished = runs.assign(certificate=["unchecked", None])
+    assert pd.isna(mod.cost_table(unfinished).iloc[0]["check_over_solve_cpu_x"])  # no finished check: no ratio
+    text = mod.write(table, tmp_path, tmp_path, runs)
     assert "## Each run of the large suite" in text and "| large_30x20_minimal_s1 | sat[proof=check]/placement | sat " \
         "| 80 | no further board | certified | 300 | 200 |" in text
     assert "| large_30x20_minimal_s2 | sat[proof=check]/placement | timeout | 240 | – |" in text
