@@ -38,6 +38,7 @@ puzzle's features in the harness's cache folder by content hash
 
 from __future__ import annotations
 
+import functools
 import json
 import statistics
 import tempfile
@@ -187,13 +188,25 @@ def _count_boards(dep: Any, out: Any) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     t0 = time.process_time()
     try:
-        from harness.counting.counters import FAMILY
-
-        counter = FAMILY.load("dp")()
-        got = None if counter.refuses(dep, "boards") is not None else counter.count(dep, "boards")
-        out.send((int(got.count) if got is not None and got.complete else None, time.process_time() - t0))
+        out.send((_count_boards_here(dep), time.process_time() - t0))
     except BaseException:  # noqa: BLE001 - out of its memory, or refused deeper down: not counted
         out.send((None, time.process_time() - t0))
+
+
+@functools.cache
+def _warm_dp() -> None:
+    """The dp's compiled programmes loaded in this process once (a 2x2 puzzle counted), so that each forked
+    child runs them instead of loading them again: a one-time cost, as numba's cache is, not a puzzle's."""
+    _count_boards_here(_tally_deployment(Instance(rows=2, cols=2, fleet={1: 1}, row_clues=(1, 0),
+                                                  col_clues=(1, 0), name="warm")))
+
+
+def _count_boards_here(dep: Any) -> int | None:
+    from harness.counting.counters import FAMILY
+
+    counter = FAMILY.load("dp")()
+    got = None if counter.refuses(dep, "boards") is not None else counter.count(dep, "boards")
+    return int(got.count) if got is not None and got.complete else None
 
 
 def _tally(inst: Instance, _model: Any, extras: dict[str, Any]) -> dict[str, float]:
@@ -206,6 +219,7 @@ def _tally(inst: Instance, _model: Any, extras: dict[str, Any]) -> dict[str, flo
     lay = extras.get("tally_layout")
     if lay is None or lay.span() + 1 > TALLY_MAX_WIDTH or not any(n for n in inst.fleet.values()):
         return {"tally_counted": 0.0}
+    _warm_dp()
     recv, send = multiprocessing.Pipe(duplex=False)
     child = multiprocessing.get_context("fork").Process(target=_count_boards, args=(_tally_deployment(inst), send))
     child.start()

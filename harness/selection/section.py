@@ -19,7 +19,8 @@ MIN_INSTANCES = 20
 """Fewer ranked puzzles than this teach a selector nothing worth a section."""
 
 NOTE = ("The selector picks a pair per puzzle from the puzzle's features alone (size, fleet, clues, hints, "
-        "placements after pruning, the encodings' sizes and GBD's CNF features; nothing of its solution), by one "
+        "placements after pruning, the encodings' sizes and GBD's CNF features, the counting dp's frontier width and "
+        "the tally-only board count where cheap; nothing of its solution), by one "
         "cost-sensitive classifier per two pairs, each puzzle judged by models that never saw it or any puzzle of "
         "its generator seed (folds by group, as the ASlib export's cv.arff). Its feature CPU seconds are charged "
         "to its time. SBS: the single pair with the least mean PAR-10; VBS: each puzzle's fastest pair. "
