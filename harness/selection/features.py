@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import statistics
 import tempfile
 import time
@@ -62,8 +63,9 @@ TALLY_MAX_WIDTH = 67
 """The widest frontier (cells) on which the tally-only count is computed: a 13x13 board's (module docstring)."""
 
 TALLY_BUDGET_S, TALLY_MEMORY_MB = 5.0, 1024
-"""The tally-only count's wall seconds and memory (what its child may map beyond what the fork gave it): past
-either, it is not counted."""
+"""The tally-only count's CPU seconds and memory (what its child may map beyond what the fork gave it): past
+either, it is not counted.  CPU, not wall, so that a busy machine does not change a puzzle's features; the wall
+clock only backs it up (ten times the budget)."""
 
 
 @dataclass
@@ -81,11 +83,11 @@ class Features:
                 "gbd_hash": self.gbd_hash}
 
 
-def _size(inst: Instance, _model: Any) -> dict[str, float]:
+def _size(inst: Instance, _model: Any, _extras: dict[str, Any]) -> dict[str, float]:
     return {"rows": inst.rows, "cols": inst.cols, "cells": inst.rows * inst.cols}
 
 
-def _fleet(inst: Instance, _model: Any) -> dict[str, float]:
+def _fleet(inst: Instance, _model: Any, _extras: dict[str, Any]) -> dict[str, float]:
     fleet = {L: n for L, n in inst.fleet.items() if n > 0}
     ship_cells = sum(L * n for L, n in fleet.items())
     return {"pieces": sum(fleet.values()), "lengths": len(fleet), "longest": max(fleet, default=0),
@@ -93,7 +95,7 @@ def _fleet(inst: Instance, _model: Any) -> dict[str, float]:
             "single_lengths": sum(1 for n in fleet.values() if n == 1)}
 
 
-def _clues(inst: Instance, _model: Any) -> dict[str, float]:
+def _clues(inst: Instance, _model: Any, _extras: dict[str, Any]) -> dict[str, float]:
     out: dict[str, float] = {}
     for side, clues, width in (("row", inst.row_clues, inst.cols), ("col", inst.col_clues, inst.rows)):
         known = [c for c in clues if c is not None]
@@ -109,7 +111,7 @@ def _clues(inst: Instance, _model: Any) -> dict[str, float]:
     return out
 
 
-def _hints(inst: Instance, _model: Any) -> dict[str, float]:
+def _hints(inst: Instance, _model: Any, _extras: dict[str, Any]) -> dict[str, float]:
     out = {f"hints_{h.name.lower()}": 0.0 for h in Hint}
     for hint in inst.hints.values():
         out[f"hints_{hint.name.lower()}"] += 1
@@ -124,7 +126,7 @@ def _geometric(rows: int, cols: int, length: int) -> int:
     return across if length == 1 else across + cols * max(rows - length + 1, 0)
 
 
-def _placements(inst: Instance, model: Any) -> dict[str, float]:
+def _placements(inst: Instance, model: Any, _extras: dict[str, Any]) -> dict[str, float]:
     fleet = {L: n for L, n in inst.fleet.items() if n > 0}
     before = sum(_geometric(inst.rows, inst.cols, L) for L in fleet)
     kept = {L: len(model.by_length.get(L, ())) for L in fleet}
@@ -171,7 +173,8 @@ def _tally_deployment(inst: Instance) -> Any:
 def _layout(inst: Instance, _model: Any, extras: dict[str, Any]) -> dict[str, float]:
     from harness.counting.placements import layout
 
-    extras["tally_layout"] = lay = layout(_tally_deployment(inst))
+    extras["tally_deployment"] = dep = _tally_deployment(inst)
+    extras["tally_layout"] = lay = layout(dep)
     return {"frontier_width": lay.span() + 1}
 
 
@@ -186,6 +189,8 @@ def _count_boards(dep: Any, out: Any) -> None:
         mapped = 0
     limit = mapped + (TALLY_MEMORY_MB << 20)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    cpu = max(1, math.ceil(TALLY_BUDGET_S + time.process_time()))  # SIGXCPU past the budget
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     t0 = time.process_time()
     try:
         out.send((_count_boards_here(dep), time.process_time() - t0))
@@ -211,9 +216,8 @@ def _count_boards_here(dep: Any) -> int | None:
 
 def _tally(inst: Instance, _model: Any, extras: dict[str, Any]) -> dict[str, float]:
     """The tally-only count where cheap: a frontier at most :data:`TALLY_MAX_WIDTH` wide, counted in a forked
-    child within :data:`TALLY_BUDGET_S` seconds and :data:`TALLY_MEMORY_MB` (a fleet without clues can need
+    child within :data:`TALLY_BUDGET_S` CPU seconds and :data:`TALLY_MEMORY_MB` (a fleet without clues can need
     gigabytes of states on a narrow board); the child's CPU is charged in ``extras["tally_child_cpu_s"]``."""
-    import math
     import multiprocessing
 
     lay = extras.get("tally_layout")
@@ -221,10 +225,11 @@ def _tally(inst: Instance, _model: Any, extras: dict[str, Any]) -> dict[str, flo
         return {"tally_counted": 0.0}
     _warm_dp()
     recv, send = multiprocessing.Pipe(duplex=False)
-    child = multiprocessing.get_context("fork").Process(target=_count_boards, args=(_tally_deployment(inst), send))
+    child = multiprocessing.get_context("fork").Process(target=_count_boards,
+                                                        args=(extras["tally_deployment"], send))
     child.start()
     send.close()
-    said = recv.recv() if recv.poll(TALLY_BUDGET_S) else None
+    said = recv.recv() if recv.poll(10 * TALLY_BUDGET_S) else None
     if child.is_alive():
         child.kill()
     child.join()
@@ -233,6 +238,11 @@ def _tally(inst: Instance, _model: Any, extras: dict[str, Any]) -> dict[str, flo
     if said is None or said[0] is None:
         return {"tally_counted": 0.0}
     return {"tally_counted": 1.0, "tally_log10_boards": math.log10(1 + said[0])}
+
+
+_STEPS = {"size": _size, "fleet": _fleet, "clues": _clues, "hints": _hints, "placements": _placements,
+          "encoding": _encoding, "layout": _layout, "tally": _tally}
+"""group -> its step: (puzzle, model, extras shared by the steps) -> {feature: value}."""
 
 
 def features(inst: Instance) -> Features:
@@ -246,11 +256,7 @@ def features(inst: Instance) -> Features:
     extras: dict[str, Any] = {}
     for group in GROUPS:
         t0 = time.process_time()
-        if group in ("encoding", "layout", "tally"):
-            values = {"encoding": _encoding, "layout": _layout, "tally": _tally}[group](inst, model, extras)
-        else:
-            values = {"size": _size, "fleet": _fleet, "clues": _clues, "hints": _hints,
-                      "placements": _placements}[group](inst, model)
+        values = _STEPS[group](inst, model, extras)
         got.costs[group] = time.process_time() - t0 + (build if group in ("placements", "encoding") else 0.0) + \
             (extras.pop("tally_child_cpu_s", 0.0) if group == "tally" else 0.0)
         got.values.update({k: float(v) for k, v in values.items()})
